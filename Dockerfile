@@ -1,0 +1,20 @@
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+RUN useradd --system --uid 10001 --home-dir /app uno \
+    && mkdir -p /app/var \
+    && chown -R uno /app/var
+USER uno
+
+EXPOSE 8000
+CMD ["gunicorn", "unoservice.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -1,0 +1,38 @@
+# make run   - the API on :8000 with a Celery worker and beat (Ctrl-C stops all three)
+# make test  - the test suite; pass pytest options with ARGS="-k health -x"
+# make lint  - ruff lint and format check
+# make typecheck - mypy on the rules engine
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.requirements.stamp
+ARGS   ?=
+
+.PHONY: run test lint format typecheck venv
+
+# (Re)install only when requirements.txt is newer than the last install.
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) scripts/run_all.py
+
+test: $(STAMP)
+	$(PY) -m pytest $(ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy

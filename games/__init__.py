@@ -1,0 +1,1 @@
+"""Games: tables, seats, the event log and everything that changes them."""

@@ -1,0 +1,65 @@
+"""The UNO rules engine: pure Python, no Django, deterministic from a seed.
+
+Shaped like python-chess: small value types (`Card`, `Move`, `Event`), a mutable
+`GameState`, `legal_moves(state, seat)` and `apply(state, seat, move)` returning the
+events it caused, with `MalformedMove` and `IllegalMove` kept distinct.
+"""
+
+from .cards import CARDS, DECK_SIZE, Card, card_json
+from .errors import (
+    EngineError,
+    IllegalMove,
+    InvalidConfig,
+    MalformedMove,
+    NotYourTurn,
+    WrongPhase,
+)
+from .events import Event, render
+from .moves import Move, parse_move
+from .rules import (
+    TIMEOUTS_BEFORE_BOT,
+    apply,
+    apply_timeout,
+    can_draw,
+    is_legal,
+    is_playable,
+    legal_moves,
+    new_game,
+    round_seed,
+)
+from .scoring import hand_points
+from .state import GameConfig, GameState, Pending, Rules
+from .views import seat_view, table_view
+
+__all__ = [
+    "CARDS",
+    "DECK_SIZE",
+    "TIMEOUTS_BEFORE_BOT",
+    "Card",
+    "EngineError",
+    "Event",
+    "GameConfig",
+    "GameState",
+    "IllegalMove",
+    "InvalidConfig",
+    "MalformedMove",
+    "Move",
+    "NotYourTurn",
+    "Pending",
+    "Rules",
+    "WrongPhase",
+    "apply",
+    "apply_timeout",
+    "can_draw",
+    "card_json",
+    "hand_points",
+    "is_legal",
+    "is_playable",
+    "legal_moves",
+    "new_game",
+    "parse_move",
+    "render",
+    "round_seed",
+    "seat_view",
+    "table_view",
+]

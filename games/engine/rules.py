@@ -1,0 +1,646 @@
+"""The rules of RULES.md: dealing, legal moves, applying moves, timeouts and scoring.
+
+`legal_moves(state, seat)` is the single source of truth: `apply` accepts a move
+exactly when it is listed there (a play may carry ``uno=True`` on top), and only
+explains a rejection by looking closer. A rejected move leaves the state untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .cards import (
+    COLOR_NAMES,
+    COLOR_OF,
+    DRAW_TWO,
+    FACE_OF,
+    IS_WILD,
+    KIND_OF,
+    NO_COLOR,
+    NUMBER,
+    NUMBER_OF,
+    REVERSE,
+    SKIP,
+    WILD_DRAW_FOUR,
+)
+from .errors import EngineError, IllegalMove, MalformedMove, NotYourTurn, WrongPhase
+from .events import Event
+from .moves import (
+    ACCEPT,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    DRAW,
+    PASS,
+    PLAY_MOVES,
+    Move,
+    malformed_reason,
+    play_targeted,
+)
+from .rng import derive, shuffled
+from .scoring import round_points
+from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
+
+HAND_SIZE: Final = 7
+TIMEOUTS_BEFORE_BOT: Final = 3
+DIRECTION_NAMES: Final = {CLOCKWISE: "clockwise", COUNTERCLOCKWISE: "counterclockwise"}
+
+# Which actions each phase accepts at all, for telling wrong_phase from illegal_move.
+_PHASE_ACTIONS: Final[dict[str | None, frozenset[str]]] = {
+    None: frozenset(("play", "draw", "pass")),
+    "drawn_card": frozenset(("play", "pass")),
+    "stack": frozenset(("play", "draw")),
+    "challenge": frozenset(("challenge", "accept", "play")),
+    "choose_color": frozenset(("choose_color",)),
+}
+_PHASE_HINTS: Final[dict[str | None, str]] = {
+    None: "play a card, draw or pass",
+    "drawn_card": "play the card just drawn or pass to keep it",
+    "stack": "stack a Draw Two or draw",
+    "challenge": "challenge or accept the Wild Draw Four",
+    "choose_color": "choose the colour of the first card",
+}
+
+
+# -- starting -------------------------------------------------------------------------
+
+
+def round_seed(game_seed: int, round_no: int) -> int:
+    """The seed of one round: its deal, dealer (round 1) and every reshuffle."""
+    return derive(game_seed, "round", round_no)
+
+
+def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
+    """Deal round 1 of a new game. Same config and seed, same game."""
+    state = GameState(config, seed)
+    events: list[Event] = []
+    first_dealer = derive(round_seed(seed, 1), "dealer") % config.players
+    events.append(Event("game_started", None, {"dealer": first_dealer}, 1))
+    _start_round(state, first_dealer, events)
+    return state, events
+
+
+def _shuffle_seed(state: GameState) -> int:
+    seed = derive(round_seed(state.seed, state.round), "shuffle", state.shuffles)
+    state.shuffles += 1
+    return seed
+
+
+def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
+    n = state.players
+    state.round += 1
+    state.shuffles = 0
+    state.dealer = dealer
+    deck = list(range(108))
+    shuffled(deck, _shuffle_seed(state))
+    state.hands = [[] for _ in range(n)]
+    for _ in range(HAND_SIZE):
+        for offset in range(1, n + 1):
+            state.hands[(dealer + offset) % n].append(deck.pop())
+    top = deck.pop()
+    while KIND_OF[top] == WILD_DRAW_FOUR:
+        deck.append(top)
+        shuffled(deck, _shuffle_seed(state))
+        top = deck.pop()
+    state.draw_pile = deck
+    state.discard = [top]
+    state.color = COLOR_OF[top]
+    state.direction = CLOCKWISE
+    state.pending = None
+    state.uno_owed = -1
+    state.said_uno = [False] * n
+
+    left = (dealer + 1) % n
+    kind = KIND_OF[top]
+    after: list[Event] = []
+    if kind == SKIP:
+        state.current = (dealer + 2) % n
+        after.append(Event("player_skipped", left, {}, state.round))
+    elif kind == REVERSE:
+        state.direction = COUNTERCLOCKWISE
+        state.current = dealer
+        after.append(
+            Event(
+                "direction_changed",
+                None,
+                {"direction": "counterclockwise"},
+                state.round,
+            )
+        )
+    elif kind == DRAW_TWO:
+        state.current = (dealer + 2) % n
+    else:
+        state.current = left
+        if IS_WILD[top]:
+            state.pending = Pending("choose_color", left)
+
+    # round_started carries the table as it stands once the first card has acted;
+    # the events after it say what happened on the way.
+    events.append(
+        Event(
+            "round_started",
+            None,
+            {
+                "dealer": dealer,
+                "top_card": top,
+                "current_color": COLOR_NAMES[state.color] if state.color != NO_COLOR else None,
+                "direction": DIRECTION_NAMES[state.direction],
+                "current_seat": state.current,
+                "hands": [list(hand) for hand in state.hands],
+            },
+            state.round,
+        )
+    )
+    if kind == DRAW_TWO:
+        _draw(state, left, 2, "first_card", events)
+        events.append(Event("player_skipped", left, {}, state.round))
+    events.extend(after)
+
+
+# -- legal moves ----------------------------------------------------------------------
+
+
+def _play_variants(state: GameState, seat: int, card: int) -> tuple[Move, ...] | list[Move]:
+    if NUMBER_OF[card] == 7 and state.config.rules.seven_o:
+        return [play_targeted(card, t) for t in range(state.players) if t != seat]
+    return PLAY_MOVES[card]
+
+
+def can_draw(state: GameState) -> bool:
+    return bool(state.draw_pile) or len(state.discard) > 1
+
+
+def is_playable(state: GameState, card: int) -> bool:
+    """Matches the current colour, or the top card's number or symbol, or is wild."""
+    return (
+        IS_WILD[card]
+        or COLOR_OF[card] == state.color
+        or FACE_OF[card] == FACE_OF[state.discard[-1]]
+    )
+
+
+def _can_jump_in(state: GameState, card: int) -> bool:
+    top = state.discard[-1]
+    return not IS_WILD[card] and COLOR_OF[card] == COLOR_OF[top] and FACE_OF[card] == FACE_OF[top]
+
+
+def legal_moves(state: GameState, seat: int) -> list[Move]:
+    """Every move `seat` may make now, in turn or out of turn (catch, call, jump in)."""
+    if state.winner >= 0:
+        return []
+    moves: list[Move] = []
+    pending = state.pending
+    hand = state.hands[seat]
+    rules = state.config.rules
+    seven_o = rules.seven_o
+    if pending is None:
+        if seat == state.current:
+            color = state.color
+            face = FACE_OF[state.discard[-1]]
+            for c in hand:
+                if IS_WILD[c] or COLOR_OF[c] == color or FACE_OF[c] == face:
+                    if seven_o and NUMBER_OF[c] == 7:
+                        moves.extend(_play_variants(state, seat, c))
+                    else:
+                        moves.extend(PLAY_MOVES[c])
+            moves.append(DRAW if state.draw_pile or len(state.discard) > 1 else PASS)
+        elif rules.jump_in:
+            for c in hand:
+                if _can_jump_in(state, c):
+                    moves.extend(_play_variants(state, seat, c))
+    elif pending.seat == seat:
+        ptype = pending.type
+        if ptype == "drawn_card":
+            moves.extend(_play_variants(state, seat, pending.card))
+            if not rules.force_play:
+                moves.append(PASS)
+        elif ptype == "stack":
+            for c in hand:
+                if KIND_OF[c] == DRAW_TWO:
+                    moves.extend(PLAY_MOVES[c])
+            moves.append(DRAW)
+        elif ptype == "challenge":
+            moves.append(CHALLENGE)
+            moves.append(ACCEPT)
+            if rules.stacking:
+                for c in hand:
+                    if KIND_OF[c] == WILD_DRAW_FOUR:
+                        moves.extend(PLAY_MOVES[c])
+        else:
+            moves.extend(CHOOSE_COLOR)
+    owed = state.uno_owed
+    if owed >= 0:
+        moves.append(CALL_UNO if owed == seat else CATCH_UNO[owed])
+    return moves
+
+
+def is_legal(state: GameState, seat: int, move: Move) -> bool:
+    return 0 <= seat < state.players and move.without_uno() in legal_moves(state, seat)
+
+
+# -- applying -------------------------------------------------------------------------
+
+
+def apply(state: GameState, seat: int, move: Move) -> list[Event]:
+    """Apply `seat`'s `move` to `state` in place and return the events it caused.
+
+    Raises `MalformedMove` for a move no game could accept, and `IllegalMove` (or its
+    `NotYourTurn` / `WrongPhase` subclasses) when this state forbids it; either way
+    the state is unchanged.
+    """
+    if not 0 <= seat < state.players:
+        raise MalformedMove(f"no seat {seat} in a {state.players}-player game")
+    if move.without_uno() not in legal_moves(state, seat):
+        raise _why_illegal(state, seat, move)
+    state.timeouts[seat] = 0
+    events: list[Event] = []
+    _perform(state, seat, move, events)
+    return events
+
+
+def _perform(state: GameState, seat: int, move: Move, events: list[Event]) -> None:
+    action = move.action
+    if action == "play":
+        assert move.card is not None
+        _play(state, seat, move.card, move, events)
+    elif action == "draw":
+        _do_draw(state, seat, events)
+    elif action == "pass":
+        state.uno_owed = -1
+        state.pending = None
+        events.append(Event("turn_passed", seat, {}, state.round))
+        state.current = (seat + state.direction) % state.players
+    elif action == "choose_color":
+        assert move.color is not None
+        state.uno_owed = -1
+        state.pending = None
+        state.color = move.color
+        events.append(Event("color_chosen", seat, {"color": COLOR_NAMES[move.color]}, state.round))
+    elif action == "call_uno":
+        state.uno_owed = -1
+        state.said_uno[seat] = True
+        events.append(Event("uno_called", seat, {}, state.round))
+    elif action == "catch_uno":
+        target = state.uno_owed
+        state.uno_owed = -1
+        events.append(Event("uno_caught", target, {"by": seat}, state.round))
+        _draw(state, target, 2, "uno_penalty", events)
+    elif action == "challenge":
+        _challenge(state, seat, events)
+    else:  # accept
+        pending = state.pending
+        assert pending is not None
+        state.uno_owed = -1
+        state.pending = None
+        reason = "wild_draw_four" if pending.amount == 4 else "stack"
+        _draw(state, seat, pending.amount, reason, events)
+        _skip(state, seat, events)
+
+
+def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event]) -> None:
+    rules = state.config.rules
+    pending = state.pending
+    n = state.players
+    rnd = state.round
+    hand = state.hands[seat]
+    previous_color = state.color
+    stacked = pending.amount if pending is not None and pending.type != "drawn_card" else 0
+
+    state.uno_owed = -1
+    state.pending = None
+    state.current = seat  # a jump-in plays on as if it were the jumper's turn
+    hand.remove(card)
+    state.discard.append(card)
+    state.color = COLOR_OF[card] if move.color is None else move.color
+    says_uno = move.uno and len(hand) == 1
+    data: dict[str, object] = {"card": card, "color": COLOR_NAMES[state.color]}
+    if move.target is not None:
+        data["target"] = move.target
+    if says_uno:
+        data["uno"] = True
+    events.append(Event("card_played", seat, data, rnd))
+
+    kind = KIND_OF[card]
+    nxt = (seat + state.direction) % n
+    if not hand:
+        # Going out: a last Draw Two / Wild Draw Four still makes the next player draw.
+        if kind in (DRAW_TWO, WILD_DRAW_FOUR):
+            amount = stacked + (2 if kind == DRAW_TWO else 4)
+            base = "draw_two" if kind == DRAW_TWO else "wild_draw_four"
+            _draw(state, nxt, amount, base if stacked == 0 else "stack", events)
+        _end_round(state, seat, events)
+        return
+
+    if len(hand) == 1:
+        if says_uno:
+            state.said_uno[seat] = True
+            events.append(Event("uno_called", seat, {}, rnd))
+        else:
+            state.uno_owed = seat
+
+    if kind == NUMBER:
+        if rules.seven_o and NUMBER_OF[card] == 7:
+            assert move.target is not None
+            _swap(state, seat, move.target, events)
+        elif rules.seven_o and NUMBER_OF[card] == 0:
+            _rotate(state, seat, events)
+        state.current = nxt
+    elif kind == SKIP:
+        events.append(Event("player_skipped", nxt, {}, rnd))
+        state.current = (nxt + state.direction) % n
+    elif kind == REVERSE:
+        state.direction = -state.direction
+        events.append(
+            Event(
+                "direction_changed",
+                seat,
+                {"direction": DIRECTION_NAMES[state.direction]},
+                rnd,
+            )
+        )
+        if n == 2:
+            events.append(Event("player_skipped", nxt, {}, rnd))
+            state.current = seat
+        else:
+            state.current = (seat + state.direction) % n
+    elif kind == DRAW_TWO:
+        if rules.stacking:
+            state.pending = Pending("stack", nxt, amount=stacked + 2)
+            state.current = nxt
+        else:
+            _draw(state, nxt, 2, "draw_two", events)
+            _skip(state, nxt, events)
+    elif kind == WILD_DRAW_FOUR:
+        # Guilt is fixed now, from the hand as it was when the card went down.
+        guilty = any(COLOR_OF[c] == previous_color for c in hand)
+        state.pending = Pending("challenge", nxt, amount=stacked + 4, accused=seat, guilty=guilty)
+        state.current = nxt
+    else:
+        state.current = nxt
+
+
+def _swap(state: GameState, seat: int, target: int, events: list[Event]) -> None:
+    hands = state.hands
+    hands[seat], hands[target] = hands[target], hands[seat]
+    # Cards received in a swap owe no UNO call, and a swap closes any catch window.
+    state.uno_owed = -1
+    state.said_uno[seat] = state.said_uno[target] = False
+    events.append(Event("hands_swapped", seat, {"with": target}, state.round))
+
+
+def _rotate(state: GameState, seat: int, events: list[Event]) -> None:
+    # Each hand moves to the next seat in the direction of play.
+    n = state.players
+    old = state.hands
+    state.hands = [old[(s - state.direction) % n] for s in range(n)]
+    state.uno_owed = -1
+    state.said_uno = [False] * n
+    events.append(
+        Event(
+            "hands_swapped",
+            seat,
+            {"rotation": DIRECTION_NAMES[state.direction]},
+            state.round,
+        )
+    )
+
+
+def _skip(state: GameState, seat: int, events: list[Event]) -> None:
+    events.append(Event("player_skipped", seat, {}, state.round))
+    state.current = (seat + state.direction) % state.players
+
+
+def _challenge(state: GameState, seat: int, events: list[Event]) -> None:
+    pending = state.pending
+    assert pending is not None
+    accused = pending.accused
+    rnd = state.round
+    state.uno_owed = -1
+    state.pending = None
+    events.append(Event("challenged", accused, {"by": seat, "guilty": pending.guilty}, rnd))
+    events.append(
+        Event(
+            "hand_revealed",
+            accused,
+            {"to": seat, "hand": list(state.hands[accused])},
+            rnd,
+        )
+    )
+    if pending.guilty:
+        _draw(state, accused, pending.amount, "challenge", events)
+        state.current = seat
+    else:
+        _draw(state, seat, pending.amount + 2, "challenge", events)
+        _skip(state, seat, events)
+
+
+def _do_draw(state: GameState, seat: int, events: list[Event]) -> None:
+    pending = state.pending
+    state.uno_owed = -1
+    if pending is not None:  # a stack: draw the whole sum and lose the turn
+        state.pending = None
+        _draw(
+            state,
+            seat,
+            pending.amount,
+            "draw_two" if pending.amount == 2 else "stack",
+            events,
+        )
+        _skip(state, seat, events)
+        return
+    rules = state.config.rules
+    drawn: list[int] = []
+    while True:
+        card = _take(state)
+        if card < 0:
+            break
+        drawn.append(card)
+        if not rules.draw_until_playable or is_playable(state, card):
+            break
+    state.hands[seat].extend(drawn)
+    state.said_uno[seat] = False
+    events.append(
+        Event(
+            "cards_drawn",
+            seat,
+            {"count": len(drawn), "reason": "draw", "cards": drawn},
+            state.round,
+        )
+    )
+    if drawn and is_playable(state, drawn[-1]):
+        state.pending = Pending("drawn_card", seat, card=drawn[-1])
+    else:
+        events.append(Event("turn_passed", seat, {}, state.round))
+        state.current = (seat + state.direction) % state.players
+
+
+def _take(state: GameState) -> int:
+    """The top card of the draw pile, reshuffling the discards in when it is empty;
+    -1 when both piles are exhausted."""
+    pile = state.draw_pile
+    if not pile:
+        discard = state.discard
+        if len(discard) <= 1:
+            return -1
+        pile.extend(discard[:-1])
+        del discard[:-1]
+        shuffled(pile, _shuffle_seed(state))
+    return pile.pop()
+
+
+def _draw(state: GameState, seat: int, count: int, reason: str, events: list[Event]) -> None:
+    """Draw up to `count` cards (as far as the piles go) into `seat`'s hand."""
+    drawn: list[int] = []
+    for _ in range(count):
+        card = _take(state)
+        if card < 0:
+            break
+        drawn.append(card)
+    state.hands[seat].extend(drawn)
+    if drawn:
+        state.said_uno[seat] = False
+    events.append(
+        Event(
+            "cards_drawn",
+            seat,
+            {"count": len(drawn), "reason": reason, "cards": drawn},
+            state.round,
+        )
+    )
+
+
+def _end_round(state: GameState, winner: int, events: list[Event]) -> None:
+    points = round_points(state.hands, winner)
+    state.scores[winner] += points
+    state.uno_owed = -1
+    state.pending = None
+    events.append(
+        Event(
+            "round_ended",
+            winner,
+            {
+                "points": points,
+                "scores": list(state.scores),
+                "hands": [list(hand) for hand in state.hands],
+            },
+            state.round,
+        )
+    )
+    target = state.config.target_score
+    if target == 0 or state.scores[winner] >= target:
+        state.winner = winner
+        events.append(
+            Event(
+                "game_ended",
+                winner,
+                {"winner": winner, "scores": list(state.scores)},
+                state.round,
+            )
+        )
+    else:
+        _start_round(state, (state.dealer + 1) % state.players, events)
+
+
+# -- timeouts -------------------------------------------------------------------------
+
+
+def most_common_color(hand: list[int]) -> int:
+    """The colour a seat holds most of (ties to the earlier of red, yellow, green, blue)."""
+    counts = [0, 0, 0, 0]
+    for c in hand:
+        if COLOR_OF[c] != NO_COLOR:
+            counts[COLOR_OF[c]] += 1
+    return counts.index(max(counts))
+
+
+def apply_timeout(state: GameState) -> list[Event]:
+    """The default action for the seat to act, whose deadline has passed.
+
+    Accept a pending Wild Draw Four; choose the most common colour; otherwise draw
+    (unless already drawn this turn) and keep the card. The seat's run of timeouts
+    grows by one; `TIMEOUTS_BEFORE_BOT` in a row is the caller's cue for a bot.
+    """
+    seat = state.to_act
+    if seat is None:
+        raise WrongPhase("the game is over")
+    state.timeouts[seat] += 1
+    events = [Event("turn_timed_out", seat, {"timeouts": state.timeouts[seat]}, state.round)]
+    pending = state.pending
+    if pending is None:
+        if not can_draw(state):
+            _perform(state, seat, PASS, events)
+            return events
+        _do_draw(state, seat, events)
+        pending = state.pending
+        if pending is None:  # the drawn card was not playable: the turn has ended
+            return events
+    if pending.type == "challenge":
+        _perform(state, seat, ACCEPT, events)
+    elif pending.type == "choose_color":
+        _perform(state, seat, CHOOSE_COLOR[most_common_color(state.hands[seat])], events)
+    elif pending.type == "stack":
+        _perform(state, seat, DRAW, events)
+    else:  # drawn_card: keep it, even under force_play
+        _perform(state, seat, PASS, events)
+    return events
+
+
+# -- explaining rejections ------------------------------------------------------------
+
+
+def _why_illegal(state: GameState, seat: int, move: Move) -> EngineError:
+    malformed = malformed_reason(move)
+    if malformed is not None:
+        return MalformedMove(malformed)
+    action = move.action
+    card = move.card
+    if state.winner >= 0:
+        return WrongPhase("the game is over")
+    if action == "call_uno":
+        return IllegalMove("you have no UNO to call")
+    if action == "catch_uno":
+        return IllegalMove(f"seat {move.target} cannot be caught: no unsaid UNO to catch")
+    pending = state.pending
+    phase = pending.type if pending is not None else None
+    to_act = pending.seat if pending is not None else state.current
+    if seat != to_act:
+        if action == "play" and pending is None and state.config.rules.jump_in:
+            return NotYourTurn(
+                "out of turn you may only jump in with a card identical to the top card"
+            )
+        return NotYourTurn(f"it is seat {to_act}'s turn")
+    accepted = _PHASE_ACTIONS[phase]
+    if action not in accepted or (
+        phase == "challenge" and action == "play" and not state.config.rules.stacking
+    ):
+        return WrongPhase(f"now you must {_PHASE_HINTS[phase]}")
+    if action == "play":
+        assert card is not None
+        if card not in state.hands[seat]:
+            return IllegalMove(f"card {card} is not in your hand")
+        wants_target = state.config.rules.seven_o and NUMBER_OF[card] == 7
+        if wants_target and move.target is None:
+            return IllegalMove("a 7 names the seat to swap hands with ('target')")
+        if not wants_target and move.target is not None:
+            return IllegalMove("'target' is only for a 7 with the seven_o rule")
+        if (
+            wants_target
+            and move.target is not None
+            and not (0 <= move.target < state.players and move.target != seat)
+        ):
+            return IllegalMove(f"seat {move.target} is not another seat at this table")
+        if phase == "drawn_card":
+            return IllegalMove("only the card just drawn may be played now")
+        if phase == "stack":
+            return IllegalMove("only a Draw Two can be stacked on a Draw Two")
+        if phase == "challenge":
+            return IllegalMove("only a Wild Draw Four can be stacked on a Wild Draw Four")
+        return IllegalMove("the card matches neither the colour nor the number or symbol")
+    if action == "draw":
+        return IllegalMove("nothing is left to draw: pass")
+    if action == "pass":
+        if phase == "drawn_card":
+            return IllegalMove("force_play: the playable card just drawn must be played")
+        return IllegalMove("you may pass only after drawing, or when nothing is left to draw")
+    return IllegalMove("that move is not legal now")

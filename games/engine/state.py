@@ -1,0 +1,249 @@
+"""Game configuration and the mutable game state, with its JSON snapshot.
+
+The state is a plain mutable object, like a python-chess ``Board``: `rules.apply`
+changes it in place and returns events. Piles are lists with their top at the end,
+so drawing and discarding are O(1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Final, Literal, cast
+
+from .cards import DECK_SIZE, NO_COLOR
+from .errors import InvalidConfig
+
+PendingType = Literal["challenge", "choose_color", "drawn_card", "stack"]
+CLOCKWISE: Final = 1
+COUNTERCLOCKWISE: Final = -1
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 10
+MAX_TARGET_SCORE: Final = 10_000
+SNAPSHOT_VERSION: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """House rules; all off is the official game."""
+
+    stacking: bool = False
+    seven_o: bool = False
+    jump_in: bool = False
+    draw_until_playable: bool = False
+    force_play: bool = False
+
+    def to_json(self) -> dict[str, bool]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @staticmethod
+    def from_json(obj: object) -> Rules:
+        """Strict: a misspelt rule must not be silently ignored."""
+        if obj is None:
+            return Rules()
+        if not isinstance(obj, dict):
+            raise InvalidConfig("'rules' must be an object")
+        names = {f.name for f in fields(Rules)}
+        values: dict[str, bool] = {}
+        for key, value in cast(dict[str, object], obj).items():
+            if key not in names:
+                raise InvalidConfig(f"unknown rule '{key}'")
+            if type(value) is not bool:
+                raise InvalidConfig(f"rule '{key}' must be true or false")
+            values[key] = value
+        return Rules(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    players: int
+    target_score: int = 500
+    rules: Rules = Rules()
+
+    def __post_init__(self) -> None:
+        if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise InvalidConfig(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        if type(self.target_score) is not int or not 0 <= self.target_score <= MAX_TARGET_SCORE:
+            raise InvalidConfig(f"target_score must be 0 to {MAX_TARGET_SCORE}")
+
+
+class Pending:
+    """A decision the table waits for before play goes on.
+
+    `card` is the drawn card (drawn_card); `amount` the cards a stack or Wild Draw
+    Four would make `seat` draw; `accused`/`guilty` the Wild Draw Four under
+    challenge, its guilt fixed when it was played.
+    """
+
+    __slots__ = ("accused", "amount", "card", "guilty", "seat", "type")
+
+    def __init__(
+        self,
+        type: PendingType,
+        seat: int,
+        *,
+        card: int = -1,
+        amount: int = 0,
+        accused: int = -1,
+        guilty: bool = False,
+    ) -> None:
+        self.type: PendingType = type
+        self.seat = seat
+        self.card = card
+        self.amount = amount
+        self.accused = accused
+        self.guilty = guilty
+
+    def to_json(self) -> list[Any]:
+        return [self.type, self.seat, self.card, self.amount, self.accused, self.guilty]
+
+    @staticmethod
+    def from_json(obj: list[Any]) -> Pending:
+        kind, seat, card, amount, accused, guilty = obj
+        return Pending(kind, seat, card=card, amount=amount, accused=accused, guilty=guilty)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pending) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"Pending{tuple(self.to_json())!r}"
+
+
+class GameState:
+    """Everything the rules need, and nothing else (seats' owners live elsewhere)."""
+
+    __slots__ = (
+        "color",
+        "config",
+        "current",
+        "dealer",
+        "direction",
+        "discard",
+        "draw_pile",
+        "hands",
+        "pending",
+        "round",
+        "said_uno",
+        "scores",
+        "seed",
+        "shuffles",
+        "timeouts",
+        "uno_owed",
+        "winner",
+    )
+
+    def __init__(self, config: GameConfig, seed: int) -> None:
+        n = config.players
+        self.config = config
+        self.seed = seed
+        self.round = 0
+        self.shuffles = 0  # shuffles done this round: the next one's sub-seed index
+        self.dealer = 0
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.draw_pile: list[int] = []
+        self.discard: list[int] = []
+        self.current = 0
+        self.direction = CLOCKWISE
+        self.color = NO_COLOR
+        self.pending: Pending | None = None
+        self.uno_owed = -1  # the seat that must say UNO and can be caught, or -1
+        self.said_uno = [False] * n
+        self.scores = [0] * n
+        self.timeouts = [0] * n
+        self.winner = -1
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @property
+    def finished(self) -> bool:
+        return self.winner >= 0
+
+    @property
+    def top_card(self) -> int:
+        return self.discard[-1]
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn or decision it is (None once the game is over)."""
+        if self.winner >= 0:
+            return None
+        return self.pending.seat if self.pending is not None else self.current
+
+    def card_total(self) -> int:
+        return len(self.draw_pile) + len(self.discard) + sum(len(h) for h in self.hands)
+
+    def copy(self) -> GameState:
+        other = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = [list(hand) for hand in self.hands]
+        other.draw_pile = list(self.draw_pile)
+        other.discard = list(self.discard)
+        other.said_uno = list(self.said_uno)
+        other.scores = list(self.scores)
+        other.timeouts = list(self.timeouts)
+        if self.pending is not None:
+            other.pending = Pending.from_json(self.pending.to_json())
+        return other
+
+    def to_snapshot(self) -> dict[str, Any]:
+        """A compact JSON-able dict; `from_snapshot` is its exact inverse."""
+        rules = self.config.rules
+        return {
+            "v": SNAPSHOT_VERSION,
+            "players": self.config.players,
+            "target": self.config.target_score,
+            "rules": [f.name for f in fields(rules) if getattr(rules, f.name)],
+            "seed": self.seed,
+            "round": self.round,
+            "shuffles": self.shuffles,
+            "dealer": self.dealer,
+            "hands": self.hands,
+            "draw": self.draw_pile,
+            "discard": self.discard,
+            "current": self.current,
+            "dir": self.direction,
+            "color": self.color,
+            "pending": self.pending.to_json() if self.pending is not None else None,
+            "uno_owed": self.uno_owed,
+            "said_uno": [int(x) for x in self.said_uno],
+            "scores": self.scores,
+            "timeouts": self.timeouts,
+            "winner": self.winner,
+        }
+
+    @staticmethod
+    def from_snapshot(snap: dict[str, Any]) -> GameState:
+        if snap.get("v") != SNAPSHOT_VERSION:
+            raise ValueError(f"unsupported snapshot version {snap.get('v')!r}")
+        config = GameConfig(
+            players=snap["players"],
+            target_score=snap["target"],
+            rules=Rules(**dict.fromkeys(snap["rules"], True)),
+        )
+        state = GameState(config, snap["seed"])
+        state.round = snap["round"]
+        state.shuffles = snap["shuffles"]
+        state.dealer = snap["dealer"]
+        state.hands = [list(hand) for hand in snap["hands"]]
+        state.draw_pile = list(snap["draw"])
+        state.discard = list(snap["discard"])
+        state.current = snap["current"]
+        state.direction = snap["dir"]
+        state.color = snap["color"]
+        pending = snap["pending"]
+        state.pending = Pending.from_json(pending) if pending is not None else None
+        state.uno_owed = snap["uno_owed"]
+        state.said_uno = [bool(x) for x in snap["said_uno"]]
+        state.scores = list(snap["scores"])
+        state.timeouts = list(snap["timeouts"])
+        state.winner = snap["winner"]
+        if state.round and state.card_total() != DECK_SIZE:
+            raise ValueError("snapshot does not hold exactly 108 cards")
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.to_snapshot() == other.to_snapshot()
+
+    __hash__ = None  # type: ignore[assignment]

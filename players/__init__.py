@@ -1,0 +1,1 @@
+"""Players: guest accounts, tokens and statistics."""

@@ -1,0 +1,90 @@
+"""Shared test configuration: Hypothesis profiles and the external-service markers.
+
+Markers (registered in pyproject.toml):
+
+- ``@pytest.mark.postgres``: the test needs the default database to be PostgreSQL.
+- ``@pytest.mark.redis``: the test needs a Redis server, at ``CELERY_BROKER_URL``
+  when that is a Redis URL, else at ``REDIS_URL``. The ``redis_url`` fixture gives it.
+
+When the service is missing, the test is skipped on a developer's machine but fails
+when the environment variable ``CI`` is set, so that CI cannot pass by skipping.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+import redis
+from django.conf import settings
+from hypothesis import settings as hypothesis_settings
+
+# --- Hypothesis -------------------------------------------------------------------
+
+hypothesis_settings.register_profile("dev", max_examples=100)
+hypothesis_settings.register_profile("ci", max_examples=500, deadline=None, derandomize=False)
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
+
+# --- External services ------------------------------------------------------------
+
+REDIS_SCHEMES = ("redis://", "rediss://")
+
+
+def in_ci() -> bool:
+    return bool(os.environ.get("CI"))
+
+
+def configured_redis_url() -> str | None:
+    """The Redis the tests may use: the Celery broker when it is Redis, else REDIS_URL."""
+    broker = str(settings.CELERY_BROKER_URL)
+    if broker.startswith(REDIS_SCHEMES):
+        return broker
+    return os.environ.get("REDIS_URL") or None
+
+
+def postgres_missing() -> str | None:
+    """Why the default database is not PostgreSQL, or None when it is."""
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if engine != "django.db.backends.postgresql":
+        return f"needs PostgreSQL as the default database (DATABASE_URL); it is {engine}"
+    return None
+
+
+@functools.cache
+def redis_missing() -> str | None:
+    """Why no Redis can be reached, or None when one answers PING."""
+    url = configured_redis_url()
+    if url is None:
+        return "needs Redis: set CELERY_BROKER_URL or REDIS_URL to redis://..."
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2).ping()
+    except redis.RedisError as exc:
+        return f"needs Redis at {url}: {exc}"
+    return None
+
+
+SERVICE_CHECKS = {"postgres": postgres_missing, "redis": redis_missing}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, missing in SERVICE_CHECKS.items():
+        if item.get_closest_marker(marker) is None:
+            continue
+        reason = missing()
+        if reason is None:
+            continue
+        if in_ci():
+            pytest.fail(f"{reason} (CI is set, so a missing service fails the test)")
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The URL of the Redis that a ``@pytest.mark.redis`` test may use."""
+    url = configured_redis_url()
+    if url is None:  # only reached by a test that forgot the marker
+        pytest.fail("the redis_url fixture needs @pytest.mark.redis")
+    return url

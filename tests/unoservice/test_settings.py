@@ -1,0 +1,143 @@
+"""The environment parsers and URL helpers that settings.py is built from."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from unoservice.env import (
+    BROKER_VISIBILITY_TIMEOUT,
+    broker_config,
+    check_secret_key,
+    database_config,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+)
+
+
+@pytest.mark.parametrize("word", ["1", "true", "True", "YES", "on", " yes "])
+def test_env_bool_reads_true_words(monkeypatch, word):
+    monkeypatch.setenv("FLAG", word)
+    assert env_bool("FLAG", default=False) is True
+
+
+@pytest.mark.parametrize("word", ["0", "false", "No", "OFF", ""])
+def test_env_bool_reads_false_words(monkeypatch, word):
+    monkeypatch.setenv("FLAG", word)
+    assert env_bool("FLAG", default=True) is False
+
+
+def test_env_bool_falls_back_to_the_default_when_unset(monkeypatch):
+    monkeypatch.delenv("FLAG", raising=False)
+    assert env_bool("FLAG", default=True) is True
+
+
+def test_env_bool_refuses_anything_else(monkeypatch):
+    monkeypatch.setenv("FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="FLAG"):
+        env_bool("FLAG", default=False)
+
+
+def test_env_int_and_env_float_parse_numbers_and_default_when_blank(monkeypatch):
+    monkeypatch.setenv("COUNT", " 42 ")
+    monkeypatch.setenv("DELAY", "0.25")
+    monkeypatch.setenv("BLANK", "")
+    assert env_int("COUNT", 1) == 42
+    assert env_float("DELAY", 1.0) == 0.25
+    assert env_int("BLANK", 7) == 7
+    assert env_float("BLANK", 1.5) == 1.5
+
+
+@pytest.mark.parametrize("parse", [env_int, env_float])
+def test_env_numbers_refuse_words(monkeypatch, parse):
+    monkeypatch.setenv("NUMBER", "ten")
+    with pytest.raises(ImproperlyConfigured, match="NUMBER"):
+        parse("NUMBER", 1)
+
+
+def test_env_list_splits_on_commas_and_drops_blanks(monkeypatch):
+    monkeypatch.setenv("HOSTS", " api.example.com, ,localhost,[::1] ")
+    assert env_list("HOSTS", []) == ["api.example.com", "localhost", "[::1]"]
+
+
+def test_env_list_default_is_a_copy(monkeypatch):
+    monkeypatch.delenv("HOSTS", raising=False)
+    default = ["localhost"]
+    hosts = env_list("HOSTS", default)
+    hosts.append("changed")
+    assert default == ["localhost"]
+
+
+def test_env_str_treats_blank_as_unset(monkeypatch):
+    monkeypatch.setenv("NAME", "  ")
+    assert env_str("NAME", "fallback") == "fallback"
+
+
+def test_the_dev_secret_key_is_refused_when_debug_is_false():
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
+        check_secret_key("dev", debug=False, dev_default="dev")
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
+        check_secret_key("", debug=False, dev_default="dev")
+
+
+def test_the_dev_secret_key_is_accepted_in_debug_and_a_real_key_always():
+    check_secret_key("dev", debug=True, dev_default="dev")
+    check_secret_key("a-private-random-value", debug=False, dev_default="dev")
+
+
+def test_database_url_defaults_to_an_sqlite_file_under_var(tmp_path):
+    config = database_config(None, tmp_path)
+    assert config["ENGINE"] == "django.db.backends.sqlite3"
+    assert Path(config["NAME"]) == tmp_path / "var" / "db.sqlite3"
+    assert (tmp_path / "var").is_dir()
+    assert config["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+
+
+def test_a_postgres_url_selects_postgresql_with_kept_healthy_connections(tmp_path):
+    config = database_config("postgres://uno:secret@db.internal:6543/uno", tmp_path)
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert config["NAME"] == "uno"
+    assert config["USER"] == "uno"
+    assert config["PASSWORD"] == "secret"
+    assert config["HOST"] == "db.internal"
+    assert config["PORT"] == 6543
+    assert config["CONN_MAX_AGE"] > 0
+    assert config["CONN_HEALTH_CHECKS"] is True
+    assert not (tmp_path / "var").exists()
+
+
+def test_the_broker_defaults_to_the_file_system_transport_under_var(tmp_path):
+    url, options = broker_config(None, tmp_path)
+    assert url.startswith("filesystem://")
+    assert options["data_folder_in"] == options["data_folder_out"]
+    for key in ("data_folder_in", "processed_folder", "control_folder"):
+        folder = Path(options[key])
+        assert folder.is_dir()
+        assert folder.is_relative_to(tmp_path / "var" / "broker")
+
+
+def test_a_redis_broker_url_is_used_as_given_with_the_visibility_timeout(tmp_path):
+    url, options = broker_config("redis://cache.internal:6379/0", tmp_path)
+    assert url == "redis://cache.internal:6379/0"
+    assert options == {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+    assert BROKER_VISIBILITY_TIMEOUT == 3600
+
+
+def test_celery_is_configured_for_late_acks_and_one_task_at_a_time():
+    from unoservice.celery import app
+
+    assert app.conf.task_acks_late is True
+    assert app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.task_ignore_result is True
+    assert app.conf.task_always_eager is False
+    assert app.conf.broker_transport_options["visibility_timeout"] == 3600
+    assert app.conf.broker_url == settings.CELERY_BROKER_URL
+
+
+def test_bot_think_seconds_is_a_float_setting():
+    assert isinstance(settings.BOT_THINK_SECONDS, float)

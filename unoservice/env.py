@@ -1,0 +1,134 @@
+"""Reading configuration from the environment (12-factor).
+
+Small parsers for plain values plus the two URL-shaped settings: the database
+(``DATABASE_URL``) and the Celery broker (``CELERY_BROKER_URL``). Each URL helper
+takes the URL and the project directory and returns ready-to-use settings, so the
+defaults for development (an SQLite file and a file-system broker, both under
+``var/``) need no server at all.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
+
+# Seconds a PostgreSQL connection is kept open between requests (0 would close it
+# after every request). Health checks make a kept connection safe to reuse after the
+# server restarted.
+POSTGRES_CONN_MAX_AGE = 60
+
+# Seconds before Redis hands an unacknowledged task to another worker. With
+# acks_late it must exceed the longest task plus the longest ETA/countdown.
+BROKER_VISIBILITY_TIMEOUT = 3600
+
+
+def _raw(name: str) -> str | None:
+    value = os.environ.get(name)
+    return None if value is None else value.strip()
+
+
+def env_str(name: str, default: str) -> str:
+    value = _raw(name)
+    return default if value is None or value == "" else value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    word = value.lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use true/false, 1/0, yes/no)")
+
+
+def env_int(name: str, default: int) -> int:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+
+
+def env_float(name: str, default: float) -> float:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list; blanks around items and empty items are dropped."""
+    value = _raw(name)
+    if value is None:
+        return list(default)
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def check_secret_key(secret_key: str, *, debug: bool, dev_default: str) -> None:
+    """Refuse to run outside development with a missing or the published key."""
+    if debug:
+        return
+    if not secret_key or secret_key == dev_default:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set to a private random value when DEBUG is false"
+        )
+
+
+def database_config(url: str | None, base_dir: Path) -> dict[str, Any]:
+    """Django ``DATABASES["default"]`` for ``url``; no URL means ``var/db.sqlite3``."""
+    if not url:
+        db_file = base_dir / "var" / "db.sqlite3"
+        db_file.parent.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{db_file}"
+    config: dict[str, Any] = dict(dj_database_url.parse(url))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # API, worker and beat write from separate processes: take the write lock
+        # when a transaction starts (no deadlocked upgrades), wait for it instead
+        # of failing at once, and let readers run beside the writer (WAL).
+        config["CONN_MAX_AGE"] = 0
+        config["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    else:
+        config["CONN_MAX_AGE"] = POSTGRES_CONN_MAX_AGE
+        config["CONN_HEALTH_CHECKS"] = True
+    return config
+
+
+def broker_config(url: str | None, base_dir: Path) -> tuple[str, dict[str, Any]]:
+    """Celery broker URL and transport options for ``url``.
+
+    No URL means kombu's file-system transport under ``var/broker/``: it needs no
+    server and, being plain files, is shared by the API, the worker and beat.
+    """
+    if not url:
+        root = base_dir / "var" / "broker"
+        folders = {
+            "data_folder_in": root / "queue",
+            "data_folder_out": root / "queue",
+            "processed_folder": root / "processed",
+            "control_folder": root / "control",
+        }
+        for folder in folders.values():
+            folder.mkdir(parents=True, exist_ok=True)
+        options: dict[str, Any] = {key: str(path) for key, path in folders.items()}
+        options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
+        return "filesystem://localhost//", options
+    return url, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}

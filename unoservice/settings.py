@@ -1,0 +1,159 @@
+"""Settings of the UNO service, read from the environment (see README: Configuration).
+
+Without any variable set, the service runs for development: DEBUG on, an SQLite
+file and a file-system Celery broker under ``var/``.
+"""
+
+import os
+from pathlib import Path
+
+from unoservice.env import (
+    broker_config,
+    check_secret_key,
+    database_config,
+    env_bool,
+    env_float,
+    env_list,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Runtime data of a checkout (SQLite file, file-system broker, beat schedule, static).
+VAR_DIR = BASE_DIR / "var"
+VAR_DIR.mkdir(exist_ok=True)
+
+# --- Core -------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", default=True)
+
+# DEVELOPMENT ONLY: this key is public. Set SECRET_KEY in every deployment; the
+# service refuses to start with it when DEBUG is false.
+DEV_SECRET_KEY = "django-insecure-dev-only-uno-service-key-do-not-use-in-production"
+SECRET_KEY = env_str("SECRET_KEY", DEV_SECRET_KEY)
+check_secret_key(SECRET_KEY, debug=DEBUG, dev_default=DEV_SECRET_KEY)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_filters",
+    "games",
+    "players",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "unoservice.urls"
+WSGI_APPLICATION = "unoservice.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------
+
+# DATABASE_URL, e.g. postgres://user:password@host:5432/uno (psycopg 3).
+# Unset: the SQLite file var/db.sqlite3.
+DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), BASE_DIR)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Internationalisation and static files ----------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+# --- REST API ---------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "UNO service API",
+    "DESCRIPTION": "UNO games by the official rules, with exact replay, bots and turn timers.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+}
+
+# --- Celery -----------------------------------------------------------------------
+
+# CELERY_BROKER_URL, e.g. redis://host:6379/0. Unset: kombu's file-system transport
+# under var/broker/, which needs no server.
+CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT_OPTIONS = broker_config(
+    os.environ.get("CELERY_BROKER_URL"), BASE_DIR
+)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task is acknowledged after it ran, one at a time per worker process, and handed
+# to another worker when its process dies: tasks are idempotent by the version guard.
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Game service -----------------------------------------------------------------
+
+# Seconds a bot waits before it plays, so that people can follow the table.
+BOT_THINK_SECONDS = env_float("BOT_THINK_SECONDS", 1.0)
+
+# --- Logging ----------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": "INFO"},
+}
