@@ -1,0 +1,155 @@
+"""Games, their seats, the event log, and idempotency records.
+
+The engine snapshot in `Game.state` is the one source of truth for the table (every
+hand included); seats record who sits where. Nothing here changes a game: that is
+`games.services`' job.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db import models
+
+from games.engine import GameState
+from players.models import Player
+
+
+class GameStatus(models.TextChoices):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class BotStrategy(models.TextChoices):
+    RANDOM = "random"
+    GREEDY = "greedy"
+    EXPERT = "expert"
+
+
+class Game(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    status = models.CharField(
+        max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING, db_index=True
+    )
+    host = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="hosted_games")
+    max_players = models.PositiveSmallIntegerField(default=4)
+    target_score = models.PositiveIntegerField(default=500)
+    turn_timeout = models.PositiveIntegerField(null=True, blank=True)  # seconds
+    rules = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    state = models.JSONField(null=True, blank=True)  # engine snapshot once started
+    # Grows by exactly one per accepted request; clients send it with every move.
+    version = models.PositiveIntegerField(default=1)
+    last_seq = models.PositiveIntegerField(default=0)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"game {self.id} ({self.status})"
+
+    def engine_state(self) -> GameState | None:
+        return GameState.from_snapshot(self.state) if self.state is not None else None
+
+
+class Seat(models.Model):
+    """Who sits at one seat: a player, or a bot (a player's seat taken over keeps
+    the player for the record, with `bot` set)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    # NULL, not "": a seat without a bot is a human's, and the API says `"bot": null`.
+    bot = models.CharField(  # noqa: DJ001
+        max_length=16, choices=BotStrategy.choices, null=True, blank=True
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="unique_seat_per_game"),
+            models.UniqueConstraint(
+                fields=["game", "player"],
+                condition=models.Q(player__isnull=False),
+                name="one_seat_per_player_per_game",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = self.player.name if self.player_id and self.player else self.bot
+        return f"seat {self.seat}: {who}"
+
+    @property
+    def is_human(self) -> bool:
+        return self.bot is None
+
+    def hand(self) -> list[int]:
+        """The card ids this seat holds now (from the game's snapshot)."""
+        state: dict[str, Any] | None = self.game.state
+        if state is None:
+            return []
+        hands: list[list[int]] = state["hands"]
+        return list(hands[self.seat]) if self.seat < len(hands) else []
+
+
+class Event(models.Model):
+    """One entry of a game's log. `data` is stored complete (card ids, every hand);
+    what a reader may see is decided when it is rendered."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    round = models.PositiveIntegerField(null=True, blank=True)
+    type = models.CharField(max_length=32)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_seq_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} #{self.seq} {self.type}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a request sent with an `Idempotency-Key`, kept 24 hours."""
+
+    # None for requests made without a token (creating a player).
+    player = models.ForeignKey(Player, null=True, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "key"],
+                condition=models.Q(player__isnull=False),
+                name="unique_idempotency_key",
+            ),
+            models.UniqueConstraint(
+                fields=["key"],
+                condition=models.Q(player__isnull=True),
+                name="unique_anonymous_idempotency_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status_code})"

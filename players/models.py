@@ -1,0 +1,52 @@
+"""Players: guest accounts for mobile clients, known by a bearer token."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+def hash_token(token: str) -> str:
+    """Only this hash is stored: a leaked table does not let anyone play as anyone."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Player(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=32)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    # A staff member's player is linked to their Django user; staff see complete logs.
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="player",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    games_played = models.PositiveIntegerField(default=0)
+    games_won = models.PositiveIntegerField(default=0)
+    rounds_won = models.PositiveIntegerField(default=0)
+    points = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.id})"
+
+    # DRF treats the authenticated principal as a user: these make a Player one.
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    @property
+    def is_staff(self) -> bool:
+        return self.user is not None and self.user.is_staff and self.user.is_active

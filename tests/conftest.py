@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 import redis
 from django.conf import settings
 from hypothesis import settings as hypothesis_settings
+
+if TYPE_CHECKING:
+    from rest_framework.test import APIClient
+
+    from tests.factories import Persona
 
 # --- Hypothesis -------------------------------------------------------------------
 
@@ -88,3 +94,34 @@ def redis_url() -> str:
     if url is None:  # only reached by a test that forgot the marker
         pytest.fail("the redis_url fixture needs @pytest.mark.redis")
     return url
+
+
+# --- Personas ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def host(db: None) -> Persona:
+    from tests.factories import make_persona
+
+    return make_persona("Host")
+
+
+@pytest.fixture
+def guest(db: None) -> Persona:
+    from tests.factories import make_persona
+
+    return make_persona("Guest")
+
+
+@pytest.fixture
+def outsider(db: None) -> Persona:
+    from tests.factories import make_persona
+
+    return make_persona("Outsider")
+
+
+@pytest.fixture
+def anonymous() -> APIClient:
+    from rest_framework.test import APIClient
+
+    return APIClient()

@@ -132,3 +132,12 @@ def broker_config(url: str | None, base_dir: Path) -> tuple[str, dict[str, Any]]
         options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
         return "filesystem://localhost//", options
     return url, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+
+
+def cache_config(url: str | None) -> dict[str, Any]:
+    """Django's cache: Redis at `url` (redis://...), else memory local to the process."""
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if not url.startswith(("redis://", "rediss://")):
+        raise ImproperlyConfigured(f"CACHE_URL={url!r} must be a redis:// URL")
+    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}

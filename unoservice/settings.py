@@ -9,6 +9,7 @@ from pathlib import Path
 
 from unoservice.env import (
     broker_config,
+    cache_config,
     check_secret_key,
     database_config,
     env_bool,
@@ -105,12 +106,30 @@ STATIC_ROOT = VAR_DIR / "static"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["players.auth.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "unoservice.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "unoservice.throttling.PlayerRateThrottle",
+        "unoservice.throttling.AnonymousRateThrottle",
+    ],
+    # Requests per player, and per client address without a token (creating players).
+    # A load test lifts them through the environment.
+    "DEFAULT_THROTTLE_RATES": {
+        "player": env_str("THROTTLE_RATE_PLAYER", "600/min"),
+        "anonymous": env_str("THROTTLE_RATE_ANONYMOUS", "60/min"),
+    },
+    "UNAUTHENTICATED_USER": None,
 }
+
+# Rate-limit counters. CACHE_URL (redis://...) shares them between processes; the
+# default keeps them per process.
+CACHES = {"default": cache_config(os.environ.get("CACHE_URL"))}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "UNO service API",

@@ -1,7 +1,7 @@
 """Top-level URLs: the admin, the health check and the v1 API with its schema."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from unoservice.health import healthz
@@ -9,6 +9,13 @@ from unoservice.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include("games.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
+
+handler400 = "unoservice.errors.handler400"
+handler403 = "unoservice.errors.handler403"
+handler404 = "unoservice.errors.handler404"
+handler500 = "unoservice.errors.handler500"

@@ -1,0 +1,260 @@
+"""HTTP endpoints for games. Thin: validate the shape, call a service or selector,
+render. No rule of the game lives here."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import django_filters
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, services
+from games.engine import MalformedMove, Move, parse_move
+from games.engine.moves import ACCEPT, CHALLENGE
+from games.models import Game, GameStatus, Seat
+from games.serializers import (
+    BotIn,
+    ChallengeIn,
+    EventsPageOut,
+    EventsQuery,
+    GameCreateIn,
+    GameSummaryOut,
+    GameViewOut,
+    MoveIn,
+    MoveResultOut,
+    VersionIn,
+)
+from players.auth import current_player
+from unoservice.errors import InvalidRequest
+from unoservice.idempotency import idempotent
+from unoservice.schema import error_responses
+
+LONG_POLL_INTERVAL = 0.2
+MAX_EVENTS_PER_PAGE = 500
+
+
+def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
+    player = current_player(request)
+    return Response(selectors.game_view(outcome.game, outcome.seats, player), status=code)
+
+
+def _move_response(outcome: services.Outcome, request: Request) -> Response:
+    player = current_player(request)
+    viewer = selectors.seat_number_of(outcome.seats, player)
+    return Response(
+        {
+            "game": selectors.game_view(outcome.game, outcome.seats, player),
+            "events": selectors.events_json(outcome.events, viewer),
+        }
+    )
+
+
+class GameFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=GameStatus.choices)
+    mine = django_filters.BooleanFilter(method="filter_mine", help_text="only games I sit in")
+
+    class Meta:
+        model = Game
+        fields = ["status"]
+
+    def filter_mine(self, queryset: QuerySet[Game], name: str, value: bool) -> QuerySet[Game]:
+        if not value:
+            return queryset
+        return queryset.filter(seats__player=self.request.user).distinct()
+
+
+class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
+    """``GET /games`` (lobby and history) and ``POST /games`` (create, as host)."""
+
+    serializer_class = GameSummaryOut
+    filterset_class = GameFilter
+
+    def get_queryset(self) -> QuerySet[Game]:
+        seats = Seat.objects.select_related("player").order_by("seat")
+        return (
+            Game.objects.select_related("host")
+            .prefetch_related(Prefetch("seats", queryset=seats))
+            .order_by("-created_at")
+        )
+
+    @extend_schema(responses={200: GameSummaryOut(many=True), **error_responses(400, 401, 429)})
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        assert page is not None
+        results = [selectors.game_summary(game, list(game.seats.all())) for game in page]
+        return self.get_paginated_response(results)
+
+    @extend_schema(
+        request=GameCreateIn,
+        responses={201: GameViewOut, **error_responses(400, 401, 409, 422, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        def create() -> Response:
+            body = _validated(GameCreateIn, request.data)
+            outcome = services.game_create(host=current_player(request), **body)
+            return _view_response(outcome, request, status.HTTP_201_CREATED)
+
+        return idempotent(request, create)
+
+
+class GameDetailView(APIView):
+    @extend_schema(responses={200: GameViewOut, **error_responses(401, 404, 429)})
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id)
+        seats = selectors.game_seats(game)
+        return Response(selectors.game_view(game, seats, current_player(request)))
+
+
+class GameJoinView(APIView):
+    @extend_schema(
+        request=None, responses={200: GameViewOut, **error_responses(401, 404, 409, 422, 429)}
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+        return idempotent(
+            request,
+            lambda: _view_response(
+                services.game_join(game_id=game_uuid, player=current_player(request)), request
+            ),
+        )
+
+
+class GameBotsView(APIView):
+    @extend_schema(
+        request=BotIn,
+        responses={201: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+
+        def add_bot() -> Response:
+            body = _validated(BotIn, request.data)
+            outcome = services.game_add_bot(
+                game_id=game_uuid, player=current_player(request), strategy=body["strategy"]
+            )
+            return _view_response(outcome, request, status.HTTP_201_CREATED)
+
+        return idempotent(request, add_bot)
+
+
+class GameStartView(APIView):
+    @extend_schema(
+        request=None, responses={200: GameViewOut, **error_responses(401, 403, 404, 409, 422, 429)}
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+        return idempotent(
+            request,
+            lambda: _view_response(
+                services.game_start(game_id=game_uuid, player=current_player(request)), request
+            ),
+        )
+
+
+class GameLeaveView(APIView):
+    @extend_schema(
+        request=None, responses={200: GameViewOut, **error_responses(401, 403, 404, 409, 422, 429)}
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+        return idempotent(
+            request,
+            lambda: _view_response(
+                services.game_leave(game_id=game_uuid, player=current_player(request)), request
+            ),
+        )
+
+
+def _parse_move_body(data: Any) -> tuple[int, Move]:
+    if not isinstance(data, dict):
+        raise InvalidRequest("the body must be a JSON object")
+    version = _validated(VersionIn, {k: v for k, v in data.items() if k == "version"})["version"]
+    try:
+        return version, parse_move(data)
+    except MalformedMove as error:
+        raise InvalidRequest(error.reason) from None
+
+
+class GameMovesView(APIView):
+    @extend_schema(
+        request=MoveIn,
+        responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+
+        def move() -> Response:
+            version, parsed = _parse_move_body(request.data)
+            outcome = services.move_apply(
+                game_id=game_uuid, player=current_player(request), version=version, move=parsed
+            )
+            return _move_response(outcome, request)
+
+        return idempotent(request, move)
+
+
+class GameChallengeView(APIView):
+    @extend_schema(
+        request=ChallengeIn,
+        responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+
+        def decide() -> Response:
+            body = _validated(ChallengeIn, request.data)
+            outcome = services.move_apply(
+                game_id=game_uuid,
+                player=current_player(request),
+                version=body["version"],
+                move=CHALLENGE if body["challenge"] else ACCEPT,
+            )
+            return _move_response(outcome, request)
+
+        return idempotent(request, decide)
+
+
+class GameEventsView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, description="return events after this seq"),
+            OpenApiParameter("wait", int, description="long poll: seconds to wait (0-30)"),
+        ],
+        responses={200: EventsPageOut, **error_responses(400, 401, 404, 429)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id)
+        query = _validated(EventsQuery, request.query_params.dict())
+        after, wait = query["after"], query["wait"]
+        deadline = time.monotonic() + wait
+        last_seq = game.last_seq
+        while last_seq <= after and time.monotonic() < deadline:
+            time.sleep(LONG_POLL_INTERVAL)
+            last_seq = Game.objects.filter(pk=game.pk).values_list("last_seq", flat=True).get()
+        if last_seq != game.last_seq:
+            game = selectors.game_get(game.pk)
+        events = (
+            selectors.events_after(game, after, MAX_EVENTS_PER_PAGE) if last_seq > after else []
+        )
+        seats = selectors.game_seats(game)
+        viewer = selectors.seat_number_of(seats, current_player(request))
+        complete = game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+        return Response(
+            {
+                "events": [selectors.event_json(e, viewer, complete=complete) for e in events],
+                "last_seq": last_seq,
+            }
+        )

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from games import api
+
+urlpatterns = [
+    path("games", api.GamesView.as_view(), name="games"),
+    path("games/<str:game_id>", api.GameDetailView.as_view(), name="game"),
+    path("games/<str:game_id>/join", api.GameJoinView.as_view(), name="game-join"),
+    path("games/<str:game_id>/bots", api.GameBotsView.as_view(), name="game-bots"),
+    path("games/<str:game_id>/start", api.GameStartView.as_view(), name="game-start"),
+    path("games/<str:game_id>/leave", api.GameLeaveView.as_view(), name="game-leave"),
+    path("games/<str:game_id>/moves", api.GameMovesView.as_view(), name="game-moves"),
+    path("games/<str:game_id>/challenge", api.GameChallengeView.as_view(), name="game-challenge"),
+    path("games/<str:game_id>/events", api.GameEventsView.as_view(), name="game-events"),
+]

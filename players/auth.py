@@ -1,0 +1,44 @@
+"""``Authorization: Bearer <token>`` authentication for DRF."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from players.models import Player, hash_token
+from unoservice.errors import NotAuthenticated
+
+MAX_TOKEN_LENGTH = 200
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    """One indexed lookup by the token's hash; no session, no CSRF."""
+
+    keyword = "Bearer"
+
+    def authenticate(self, request: Request) -> tuple[Player, str] | None:
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if not header:
+            return None
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
+            raise AuthenticationFailed("the Authorization header must be 'Bearer <token>'")
+        player = Player.objects.select_related("user").filter(token_hash=hash_token(token)).first()
+        if player is None:
+            raise AuthenticationFailed("unknown token")
+        return player, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
+
+
+def current_player(request: Any) -> Player:
+    """The authenticated player of a request (views require authentication first)."""
+    user = request.user
+    if not isinstance(user, Player):
+        raise NotAuthenticated("authentication with a player token is required")
+    return user

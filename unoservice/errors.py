@@ -1,0 +1,188 @@
+"""The application's errors, each with its API code and HTTP status, and the one DRF
+exception handler that turns every error into ``{"error": {code, message, details}}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import DatabaseError, InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+from games.engine import EngineError, IllegalMove, MalformedMove, NotYourTurn, WrongPhase
+
+logger = logging.getLogger(__name__)
+
+
+class ServiceError(Exception):
+    """An error a client can act on. Subclasses fix `status` and `code`."""
+
+    status = 400
+    code = "invalid_request"
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class InvalidRequest(ServiceError):
+    status, code = 400, "invalid_request"
+
+
+class NotAuthenticated(ServiceError):
+    status, code = 401, "not_authenticated"
+
+
+class Forbidden(ServiceError):
+    status, code = 403, "forbidden"
+
+
+class NotFound(ServiceError):
+    status, code = 404, "not_found"
+
+
+class StaleVersion(ServiceError):
+    status, code = 409, "stale_version"
+
+    def __init__(self, current: int) -> None:
+        super().__init__(
+            f"the game has moved on to version {current}", details={"version": current}
+        )
+
+
+class NotYourTurnError(ServiceError):
+    status, code = 409, "not_your_turn"
+
+
+class WrongPhaseError(ServiceError):
+    status, code = 409, "wrong_phase"
+
+
+class GameFull(ServiceError):
+    status, code = 409, "game_full"
+
+
+class IdempotencyKeyInUse(ServiceError):
+    status, code = 409, "idempotency_key_in_use"
+
+
+class IllegalMoveError(ServiceError):
+    status, code = 422, "illegal_move"
+
+
+class IdempotencyKeyReused(ServiceError):
+    status, code = 422, "idempotency_key_reused"
+
+
+class RateLimited(ServiceError):
+    status, code = 429, "rate_limited"
+
+
+class ServiceUnavailable(ServiceError):
+    status, code = 503, "service_unavailable"
+
+
+def from_engine(error: EngineError) -> ServiceError:
+    """The service error for an engine rejection (the engine knows no HTTP)."""
+    if isinstance(error, MalformedMove):
+        return InvalidRequest(error.reason)
+    if isinstance(error, NotYourTurn):
+        return NotYourTurnError(error.reason)
+    if isinstance(error, WrongPhase):
+        return WrongPhaseError(error.reason)
+    if isinstance(error, IllegalMove):
+        return IllegalMoveError(error.reason)
+    return InvalidRequest(error.reason)
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def _flatten_validation(detail: Any) -> tuple[str, dict[str, Any]]:
+    """A readable message and the field errors of a DRF ValidationError."""
+    if isinstance(detail, dict):
+        fields = {
+            key: [str(m) for m in (v if isinstance(v, list) else [v])] for key, v in detail.items()
+        }
+        first_key = next(iter(fields), None)
+        message = (
+            f"{first_key}: {fields[first_key][0]}" if first_key is not None else "invalid request"
+        )
+        if first_key == "non_field_errors":
+            message = fields[first_key][0]
+        return message, {"fields": fields}
+    if isinstance(detail, list):
+        messages = [str(m) for m in detail]
+        return (messages[0] if messages else "invalid request"), {}
+    return str(detail), {}
+
+
+_DRF_CODES: dict[type[drf.APIException], tuple[int, str]] = {
+    drf.NotAuthenticated: (401, "not_authenticated"),
+    drf.AuthenticationFailed: (401, "not_authenticated"),
+    drf.PermissionDenied: (403, "forbidden"),
+    drf.NotFound: (404, "not_found"),
+    drf.MethodNotAllowed: (405, "method_not_allowed"),
+    drf.NotAcceptable: (406, "not_acceptable"),
+    drf.UnsupportedMediaType: (415, "unsupported_media_type"),
+    drf.ParseError: (400, "invalid_request"),
+    drf.Throttled: (429, "rate_limited"),
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's EXCEPTION_HANDLER: every error leaves in the API shape, never as a 500
+    page. (Services roll their own transaction back by raising through it.)"""
+    headers: dict[str, str] = {}
+    if isinstance(exc, ServiceError):
+        status, code, message, details = exc.status, exc.code, exc.message, exc.details
+    elif isinstance(exc, EngineError):
+        mapped = from_engine(exc)
+        status, code, message, details = mapped.status, mapped.code, mapped.message, {}
+    elif isinstance(exc, drf.ValidationError):
+        status, code = 400, "invalid_request"
+        message, details = _flatten_validation(exc.detail)
+    elif isinstance(exc, drf.APIException):
+        status, code = _DRF_CODES.get(type(exc), (exc.status_code, "invalid_request"))
+        message, details = str(exc.detail), {}
+        if isinstance(exc, drf.Throttled):
+            wait = int(exc.wait or 1) if exc.wait is not None else 1
+            headers["Retry-After"] = str(max(wait, 1))
+            message, details = "too many requests", {"retry_after": max(wait, 1)}
+    elif isinstance(exc, Http404):
+        status, code, message, details = 404, "not_found", "not found", {}
+    elif isinstance(exc, DjangoPermissionDenied):
+        status, code, message, details = 403, "forbidden", "forbidden", {}
+    elif isinstance(exc, OperationalError | InterfaceError | DatabaseError):
+        logger.warning("database unavailable: %s", exc)
+        status, code = 503, "service_unavailable"
+        message, details = "the database is unavailable; try again shortly", {}
+        headers["Retry-After"] = "1"
+    else:
+        logger.exception("unhandled error", exc_info=exc)
+        status, code, message, details = 500, "internal_error", "internal error", {}
+    return Response(error_body(code, message, details), status=status, headers=headers)
+
+
+# Django-level handlers, for URLs outside DRF views (unknown paths, crashes).
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("not_found", "no such resource"), status=404)
+
+
+def handler500(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(error_body("internal_error", "internal error"), status=500)
+
+
+def handler400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("invalid_request", "bad request"), status=400)
+
+
+def handler403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("forbidden", "forbidden"), status=403)

@@ -1,0 +1,101 @@
+"""``Idempotency-Key``: the same key from the same caller with the same body gets the
+first answer again, for 24 hours, without acting twice.
+
+Race-free without a lock table: on PostgreSQL a transaction-scoped advisory lock on
+(caller, key) is tried first, so a concurrent duplicate is answered 409 at once,
+and the stored answer is written in the same transaction as the action it answers:
+a request that dies half-way leaves neither, and its retry simply runs. SQLite
+serialises writing transactions, which gives the same guarantees.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+
+from django.db import connection, transaction
+from django.utils import timezone
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games.engine import EngineError
+from games.models import IdempotencyRecord
+from players.models import Player
+from unoservice.errors import (
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
+    InvalidRequest,
+    ServiceError,
+    exception_handler,
+)
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+KEEP_FOR = dt.timedelta(hours=24)
+# Answers worth replaying: a retry after a 429 or a 5xx should be tried afresh.
+_REPLAYABLE = range(200, 429)
+
+
+def _fingerprint(request: Request) -> str:
+    digest = hashlib.sha256()
+    digest.update(request.method.encode() if request.method else b"")
+    digest.update(b" " + request.path.encode() + b"\n")
+    digest.update(request.body)
+    return digest.hexdigest()
+
+
+def _advisory_lock_id(owner: str, key: str) -> int:
+    digest = hashlib.blake2b(f"{owner}\x00{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _try_lock(owner: str, key: str) -> bool:
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_advisory_lock_id(owner, key)])
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def idempotent(request: Request, action: Callable[[], Response]) -> Response:
+    """Run `action` once per (caller, key, body); without the header, just run it."""
+    key = request.headers.get(HEADER)
+    if key is None:
+        return action()
+    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise InvalidRequest(f"{HEADER} must be 1-{MAX_KEY_LENGTH} characters")
+    player = request.user if isinstance(request.user, Player) else None
+    owner = str(player.pk) if player is not None else "anonymous"
+    fingerprint = _fingerprint(request)
+    with transaction.atomic():
+        if not _try_lock(owner, key):
+            raise IdempotencyKeyInUse(
+                "a request with this Idempotency-Key is still being processed"
+            )
+        record = IdempotencyRecord.objects.filter(player=player, key=key).first()
+        if record is not None and record.created_at < timezone.now() - KEEP_FOR:
+            record.delete()
+            record = None
+        if record is not None:
+            if record.fingerprint != fingerprint:
+                raise IdempotencyKeyReused("this Idempotency-Key was used with another request")
+            replay = Response(record.body, status=record.status_code)
+            replay["Idempotent-Replayed"] = "true"
+            return replay
+        try:
+            response = action()
+        except (ServiceError, EngineError) as error:
+            handled = exception_handler(error, {})
+            assert handled is not None
+            response = handled
+        if response.status_code in _REPLAYABLE:
+            IdempotencyRecord.objects.create(
+                player=player,
+                key=key,
+                fingerprint=fingerprint,
+                status_code=response.status_code,
+                body=response.data,
+            )
+    return response
