@@ -125,3 +125,11 @@ def anonymous() -> APIClient:
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Rate-limit counters live in the cache: no test inherits another's."""
+    from django.core.cache import cache
+
+    cache.clear()
