@@ -19,6 +19,7 @@ from games.engine import MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.models import Game, GameStatus, Seat
 from games.serializers import (
+    GAME_ID,
     BotIn,
     ChallengeIn,
     EventsPageOut,
@@ -33,7 +34,7 @@ from games.serializers import (
 from players.auth import current_player
 from unoservice.errors import InvalidRequest
 from unoservice.idempotency import idempotent
-from unoservice.schema import error_responses
+from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
@@ -63,7 +64,13 @@ def _move_response(outcome: services.Outcome, request: Request) -> Response:
 
 class GameFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=GameStatus.choices)
-    mine = django_filters.BooleanFilter(method="filter_mine", help_text="only games I sit in")
+    # Strict, unlike django-filter's BooleanFilter, which reads `?mine=maybe` as unset.
+    mine = django_filters.TypedChoiceFilter(
+        choices=[("true", "true"), ("false", "false"), ("1", "1"), ("0", "0")],
+        coerce=lambda value: value in ("true", "1"),
+        method="filter_mine",
+        help_text="only games I sit in",
+    )
 
     class Meta:
         model = Game
@@ -72,7 +79,8 @@ class GameFilter(django_filters.FilterSet):
     def filter_mine(self, queryset: QuerySet[Game], name: str, value: bool) -> QuerySet[Game]:
         if not value:
             return queryset
-        return queryset.filter(seats__player=self.request.user).distinct()
+        # A seat handed to a bot is no longer the player's.
+        return queryset.filter(seats__player=self.request.user, seats__bot__isnull=True).distinct()
 
 
 class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
@@ -89,7 +97,37 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
             .order_by("-created_at")
         )
 
-    @extend_schema(responses={200: GameSummaryOut(many=True), **error_responses(400, 401, 429)})
+    @extend_schema(
+        parameters=[
+            # An empty value counts as none given (`?status=&page=` is the first page
+            # of every game), as an HTML form would send it.
+            OpenApiParameter(
+                "status",
+                {"type": "string", "enum": [*GameStatus.values, ""]},
+                description="only games in this status",
+            ),
+            OpenApiParameter(
+                "mine",
+                {"anyOf": [{"type": "boolean"}, {"type": "string", "enum": [""]}]},
+                description="only games I sit in",
+            ),
+            OpenApiParameter(
+                "page",
+                {
+                    "anyOf": [
+                        {"type": "integer", "minimum": 1},
+                        {"type": "string", "enum": ["last", ""]},
+                    ]
+                },
+                description="a page number (50 games a page), or 'last'",
+            ),
+            *COMMON_HEADERS,
+        ],
+        responses={
+            200: GameSummaryOut(many=True),
+            **error_responses(400, 401, 404, 429, descriptions={404: "not_found: no such page"}),
+        },
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
@@ -99,6 +137,7 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
 
     @extend_schema(
         request=GameCreateIn,
+        parameters=IDEMPOTENT_HEADERS,
         responses={201: GameViewOut, **error_responses(400, 401, 409, 422, 429)},
     )
     def post(self, request: Request) -> Response:
@@ -111,7 +150,10 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
 
 
 class GameDetailView(APIView):
-    @extend_schema(responses={200: GameViewOut, **error_responses(401, 404, 429)})
+    @extend_schema(
+        parameters=[GAME_ID, *COMMON_HEADERS],
+        responses={200: GameViewOut, **error_responses(401, 404, 429)},
+    )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id)
         seats = selectors.game_seats(game)
@@ -120,7 +162,9 @@ class GameDetailView(APIView):
 
 class GameJoinView(APIView):
     @extend_schema(
-        request=None, responses={200: GameViewOut, **error_responses(401, 404, 409, 422, 429)}
+        request=None,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+        responses={200: GameViewOut, **error_responses(400, 401, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -135,6 +179,7 @@ class GameJoinView(APIView):
 class GameBotsView(APIView):
     @extend_schema(
         request=BotIn,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
         responses={201: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -152,7 +197,9 @@ class GameBotsView(APIView):
 
 class GameStartView(APIView):
     @extend_schema(
-        request=None, responses={200: GameViewOut, **error_responses(401, 403, 404, 409, 422, 429)}
+        request=None,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+        responses={200: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -166,7 +213,9 @@ class GameStartView(APIView):
 
 class GameLeaveView(APIView):
     @extend_schema(
-        request=None, responses={200: GameViewOut, **error_responses(401, 403, 404, 409, 422, 429)}
+        request=None,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+        responses={200: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -191,6 +240,7 @@ def _parse_move_body(data: Any) -> tuple[int, Move]:
 class GameMovesView(APIView):
     @extend_schema(
         request=MoveIn,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
         responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -209,6 +259,7 @@ class GameMovesView(APIView):
 class GameChallengeView(APIView):
     @extend_schema(
         request=ChallengeIn,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
         responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request: Request, game_id: str) -> Response:
@@ -229,10 +280,7 @@ class GameChallengeView(APIView):
 
 class GameEventsView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter("after", int, description="return events after this seq"),
-            OpenApiParameter("wait", int, description="long poll: seconds to wait (0-30)"),
-        ],
+        parameters=[GAME_ID, EventsQuery, *COMMON_HEADERS],
         responses={200: EventsPageOut, **error_responses(400, 401, 404, 429)},
     )
     def get(self, request: Request, game_id: str) -> Response:

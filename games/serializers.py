@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+from games.engine.cards import DECK_SIZE, IS_WILD, NUMBER_OF
 from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
 from games.models import BotStrategy, GameStatus
 from unoservice.fields import (
@@ -17,10 +22,19 @@ from unoservice.fields import (
 
 COLORS = ["red", "yellow", "green", "blue"]
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
+PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
+CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
 INT64 = 2**63
 
 # -- requests ------------------------------------------------------------------------
+
+GAME_ID = OpenApiParameter(
+    "game_id",
+    OpenApiTypes.UUID,
+    OpenApiParameter.PATH,
+    description="the game's id (a malformed one is a game that does not exist: 404)",
+)
 
 
 class RulesIn(StrictSerializer):
@@ -46,14 +60,120 @@ class BotIn(StrictSerializer):
 
 
 class MoveIn(serializers.Serializer[Any]):
-    """Documents `/moves`; the engine's parser judges the shape of the move itself."""
+    """Documents `/moves`; the engine's parser judges the shape of the move itself.
+    The schema (`MoveInScheme`) spells out which fields go with which action."""
 
     version = StrictIntegerField(min_value=0)
     action = serializers.ChoiceField(choices=ACTIONS)
-    card = StrictIntegerField(min_value=0, max_value=107, required=False)
+    card = StrictIntegerField(min_value=0, max_value=DECK_SIZE - 1, required=False)
     color = serializers.ChoiceField(choices=COLORS, required=False)
     uno = StrictBooleanField(required=False)
-    target = StrictIntegerField(min_value=0, max_value=MAX_PLAYERS - 1, required=False)
+    target = StrictIntegerField(required=False)
+
+
+def _component(auto_schema: Any, name: str, schema: dict[str, Any]) -> dict[str, str]:
+    """Register `schema` as the component `name` and refer to it. (Named components keep
+    drf-spectacular's enum naming from merging the different choice sets below.)"""
+    component = ResolvedComponent(
+        name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema
+    )
+    auto_schema.registry.register_on_missing(component)
+    return dict(component.ref)
+
+
+class MoveInScheme(OpenApiSerializerExtension):
+    """`/moves` takes one of these bodies (the engine's `parse_move` rejects any other
+    shape with a 400): which fields an action has, and for `play`, which cards take a
+    `color` (wilds, required) or a `target` (7s, for seven_o)."""
+
+    target_class = MoveIn
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        def enum(name: str, kind: str, values: list[Any], description: str) -> dict[str, str]:
+            schema = {"type": kind, "enum": values, "description": description}
+            return _component(auto_schema, name, schema)
+
+        def cards(name: str, predicate: Any, description: str) -> dict[str, str]:
+            ids = [c for c in range(DECK_SIZE) if predicate(c)]
+            return enum(name, "integer", ids, description)
+
+        def body(name: str, description: str, **fields: Any) -> dict[str, str]:
+            required = ["version", *(field for field, (_, must) in fields.items() if must)]
+            schema = {
+                "type": "object",
+                "description": description,
+                "properties": {
+                    "version": {"type": "integer", "minimum": 0},
+                    **{field: schema for field, (schema, _) in fields.items()},
+                },
+                "required": required,
+                "additionalProperties": False,
+            }
+            return _component(auto_schema, name, schema)
+
+        is_seven = [NUMBER_OF[c] == 7 for c in range(DECK_SIZE)]
+        color = enum("ColorName", "string", COLORS, "a colour")
+        uno = {"type": "boolean", "description": "say UNO with the second-to-last card"}
+        seat = {"type": "integer", "description": "a seat"}
+        play = enum("PlayAction", "string", ["play"], "play a card")
+        return {
+            "type": "object",
+            "description": "a move: one of the bodies below, plus the game's `version`",
+            "properties": {
+                "version": {"type": "integer", "minimum": 0},
+                "action": {"type": "string", "enum": ACTIONS},
+            },
+            "required": ["version", "action"],
+            "oneOf": [
+                body(
+                    "PlainMoveIn",
+                    "an action without arguments",
+                    action=(enum("PlainAction", "string", PLAIN_ACTIONS, "an action"), True),
+                ),
+                body(
+                    "ChooseColorMoveIn",
+                    "choose the colour after a Wild turned up first",
+                    action=(enum("ChooseColorAction", "string", ["choose_color"], ""), True),
+                    color=(color, True),
+                ),
+                body(
+                    "CatchUnoMoveIn",
+                    "catch a seat that did not say UNO",
+                    action=(enum("CatchUnoAction", "string", ["catch_uno"], ""), True),
+                    target=(seat, True),
+                ),
+                body(
+                    "PlayCardMoveIn",
+                    "play a coloured card other than a 7",
+                    action=(play, True),
+                    card=(
+                        cards(
+                            "ColoredCardId",
+                            lambda c: not IS_WILD[c] and not is_seven[c],
+                            "a coloured card other than a 7",
+                        ),
+                        True,
+                    ),
+                    uno=(uno, False),
+                ),
+                body(
+                    "PlaySevenMoveIn",
+                    "play a 7 (with seven_o, `target` is the seat to swap hands with)",
+                    action=(play, True),
+                    card=(cards("SevenCardId", lambda c: is_seven[c], "a 7"), True),
+                    uno=(uno, False),
+                    target=(seat, False),
+                ),
+                body(
+                    "PlayWildMoveIn",
+                    "play a wild card, naming the colour",
+                    action=(play, True),
+                    card=(cards("WildCardId", lambda c: IS_WILD[c], "a wild card"), True),
+                    color=(color, True),
+                    uno=(uno, False),
+                ),
+            ],
+        }
 
 
 class VersionIn(serializers.Serializer[Any]):
@@ -71,8 +191,15 @@ class GameListQuery(serializers.Serializer[Any]):
 
 
 class EventsQuery(serializers.Serializer[Any]):
-    after = serializers.IntegerField(min_value=0, default=0)
-    wait = serializers.IntegerField(min_value=0, max_value=30, default=0)
+    after = serializers.IntegerField(
+        min_value=0, default=0, help_text="return the events after this seq"
+    )
+    wait = serializers.IntegerField(
+        min_value=0,
+        max_value=30,
+        default=0,
+        help_text="long poll: seconds to wait for an event when there is none yet",
+    )
 
 
 # -- responses -----------------------------------------------------------------------
@@ -80,12 +207,12 @@ class EventsQuery(serializers.Serializer[Any]):
 
 class PlayerRefOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
-    name = serializers.CharField()
+    name = serializers.CharField(min_length=1)
 
 
 class CardOut(serializers.Serializer[Any]):
-    id = serializers.IntegerField(min_value=0, max_value=107)
-    code = serializers.CharField()
+    id = serializers.IntegerField(min_value=0, max_value=DECK_SIZE - 1)
+    code = serializers.RegexField(CARD_CODE_PATTERN)
     color = serializers.ChoiceField(choices=COLORS, allow_null=True)
     kind = serializers.ChoiceField(
         choices=["number", "skip", "reverse", "draw_two", "wild", "wild_draw_four"]
@@ -95,9 +222,10 @@ class CardOut(serializers.Serializer[Any]):
 
 class MoveOut(serializers.Serializer[Any]):
     action = serializers.ChoiceField(choices=ACTIONS)
-    card = serializers.IntegerField(required=False)
+    card = serializers.IntegerField(min_value=0, max_value=DECK_SIZE - 1, required=False)
     color = serializers.ChoiceField(choices=COLORS, required=False)
-    target = serializers.IntegerField(required=False)
+    target = serializers.IntegerField(min_value=0, max_value=MAX_PLAYERS - 1, required=False)
+    uno = serializers.BooleanField(required=False)
 
 
 class RulesOut(serializers.Serializer[Any]):
@@ -108,28 +236,36 @@ class RulesOut(serializers.Serializer[Any]):
     force_play = serializers.BooleanField()
 
 
+def _seat_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=MAX_PLAYERS - 1, **kwargs)
+
+
+def _count_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, **kwargs)
+
+
 class SeatOut(serializers.Serializer[Any]):
-    seat = serializers.IntegerField()
+    seat = _seat_field()
     player = PlayerRefOut(allow_null=True)
     bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
-    card_count = serializers.IntegerField()
-    score = serializers.IntegerField()
+    card_count = _count_field()
+    score = _count_field()
     said_uno = serializers.BooleanField()
-    timeouts = serializers.IntegerField()
+    timeouts = _count_field()
 
 
 class PendingOut(serializers.Serializer[Any]):
     type = serializers.ChoiceField(choices=["challenge", "choose_color", "drawn_card", "stack"])
-    seat = serializers.IntegerField()
-    amount = serializers.IntegerField(required=False, help_text="cards at stake (challenge, stack)")
-    accused = serializers.IntegerField(
+    seat = _seat_field()
+    amount = _count_field(required=False, help_text="cards at stake (challenge, stack)")
+    accused = _seat_field(
         required=False, help_text="seat that played the Wild Draw Four (challenge)"
     )
     card = CardOut(required=False, help_text="the card just drawn, shown to its seat only")
 
 
 class YouOut(serializers.Serializer[Any]):
-    seat = serializers.IntegerField()
+    seat = _seat_field()
     hand = CardOut(many=True)
     legal_moves = MoveOut(many=True)
 
@@ -137,31 +273,33 @@ class YouOut(serializers.Serializer[Any]):
 class GameViewOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=GameStatus.values)
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(min_value=1)
     host = PlayerRefOut()
-    max_players = serializers.IntegerField()
-    target_score = serializers.IntegerField()
-    turn_timeout = serializers.IntegerField(allow_null=True)
+    max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    target_score = serializers.IntegerField(min_value=0, max_value=MAX_TARGET_SCORE)
+    turn_timeout = serializers.IntegerField(
+        min_value=MIN_TURN_TIMEOUT, max_value=MAX_TURN_TIMEOUT, allow_null=True
+    )
     rules = RulesOut()
     created_at = serializers.DateTimeField()
     seats = SeatOut(many=True)
-    round = serializers.IntegerField(allow_null=True)
-    dealer = serializers.IntegerField(allow_null=True)
-    current_seat = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(min_value=1, allow_null=True)
+    dealer = _seat_field(allow_null=True)
+    current_seat = _seat_field(allow_null=True)
     direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
     current_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
     top_card = CardOut(allow_null=True)
-    draw_pile_count = serializers.IntegerField(allow_null=True)
-    discard_pile_count = serializers.IntegerField(allow_null=True)
+    draw_pile_count = _count_field(allow_null=True)
+    discard_pile_count = _count_field(allow_null=True)
     pending = PendingOut(allow_null=True)
     turn_deadline = serializers.DateTimeField(allow_null=True)
-    winner = serializers.IntegerField(allow_null=True)
-    last_seq = serializers.IntegerField()
+    winner = _seat_field(allow_null=True)
+    last_seq = _count_field()
     you = YouOut(allow_null=True)
 
 
 class SummaryPlayerOut(serializers.Serializer[Any]):
-    seat = serializers.IntegerField()
+    seat = _seat_field()
     player = PlayerRefOut(allow_null=True)
     bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
 
@@ -171,17 +309,41 @@ class GameSummaryOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=GameStatus.values)
     host = PlayerRefOut()
     players = SummaryPlayerOut(many=True)
-    max_players = serializers.IntegerField()
+    max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     rules = RulesOut()
     created_at = serializers.DateTimeField()
+
+
+EVENT_TYPES = [
+    "player_joined",
+    "player_left",
+    "bot_added",
+    "seat_taken_by_bot",
+    "game_started",
+    "round_started",
+    "card_played",
+    "cards_drawn",
+    "turn_passed",
+    "uno_called",
+    "player_skipped",
+    "direction_changed",
+    "color_chosen",
+    "uno_caught",
+    "challenged",
+    "hand_revealed",
+    "hands_swapped",
+    "turn_timed_out",
+    "round_ended",
+    "game_ended",
+]
 
 
 class EventOut(serializers.Serializer[Any]):
     seq = serializers.IntegerField(min_value=1)
     at = serializers.DateTimeField()
-    round = serializers.IntegerField(allow_null=True)
-    type = serializers.CharField()
-    seat = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(min_value=1, allow_null=True)
+    type = serializers.ChoiceField(choices=EVENT_TYPES)
+    seat = _seat_field(allow_null=True)
     data = serializers.DictField(help_text="depends on type; see the API contract")
 
 
@@ -192,4 +354,4 @@ class MoveResultOut(serializers.Serializer[Any]):
 
 class EventsPageOut(serializers.Serializer[Any]):
     events = EventOut(many=True)
-    last_seq = serializers.IntegerField()
+    last_seq = _count_field()

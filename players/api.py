@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -16,29 +16,49 @@ from players.auth import current_player
 from players.models import Player
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.idempotency import idempotent
-from unoservice.schema import error_responses
+from unoservice.schema import (
+    COMMON_HEADERS,
+    IDEMPOTENT_HEADERS,
+    error_responses,
+    trimmed_text_pattern,
+)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "printable",
+        "maxLength": 200,
+        "pattern": trimmed_text_pattern(services.MAX_NAME_LENGTH),
+        "description": f"1-{services.MAX_NAME_LENGTH} printable characters (as Python's "
+        "str.isprintable: no control, format, private-use, unassigned or separator "
+        "characters but the plain space) once the whitespace around them is trimmed off",
+    }
+)
+class PlayerNameField(StrictCharField):
+    pass
 
 
 class PlayerCreateIn(StrictSerializer):
-    name = StrictCharField(max_length=200, trim_whitespace=False)
+    name = PlayerNameField(max_length=200, trim_whitespace=False)
 
 
 class PlayerCreatedOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
-    name = serializers.CharField()
+    name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
     token = serializers.CharField(help_text="send as 'Authorization: Bearer <token>'")
 
 
 class StatsOut(serializers.Serializer[Any]):
-    games_played = serializers.IntegerField()
-    games_won = serializers.IntegerField()
-    rounds_won = serializers.IntegerField()
-    points = serializers.IntegerField()
+    games_played = serializers.IntegerField(min_value=0)
+    games_won = serializers.IntegerField(min_value=0)
+    rounds_won = serializers.IntegerField(min_value=0)
+    points = serializers.IntegerField(min_value=0)
 
 
 class PlayerMeOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
-    name = serializers.CharField()
+    name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
     stats = StatsOut()
 
 
@@ -62,6 +82,7 @@ class PlayersView(APIView):
     @extend_schema(
         request=PlayerCreateIn,
         responses={201: PlayerCreatedOut, **error_responses(400, 409, 422, 429)},
+        parameters=IDEMPOTENT_HEADERS,
         auth=[],
     )
     def post(self, request: Request) -> Response:
@@ -78,6 +99,8 @@ class PlayersView(APIView):
 
 
 class PlayerMeView(APIView):
-    @extend_schema(responses={200: PlayerMeOut, **error_responses(401, 429)})
+    @extend_schema(
+        responses={200: PlayerMeOut, **error_responses(401, 429)}, parameters=COMMON_HEADERS
+    )
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))

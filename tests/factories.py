@@ -34,6 +34,7 @@ class PlayerFactory(DjangoModelFactory):  # type: ignore[type-arg]
 class GameFactory(DjangoModelFactory):  # type: ignore[type-arg]
     class Meta:
         model = Game
+        skip_postgeneration_save = True
 
     host = factory.SubFactory(PlayerFactory)
     seed = factory.Sequence(lambda n: 1000 + n)

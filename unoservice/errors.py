@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
@@ -135,6 +136,18 @@ _DRF_CODES: dict[type[drf.APIException], tuple[int, str]] = {
 }
 
 
+def _printable(value: Any) -> Any:
+    """Error text may echo client input: make it storable and encodable whatever it
+    holds (lone surrogates cannot be UTF-8 encoded, PostgreSQL refuses NUL)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(v) for v in value]
+    return value
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error leaves in the API shape, never as a 500
     page. (Services roll their own transaction back by raising through it.)"""
@@ -154,6 +167,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             wait = int(exc.wait or 1) if exc.wait is not None else 1
             headers["Retry-After"] = str(max(wait, 1))
             message, details = "too many requests", {"retry_after": max(wait, 1)}
+    elif isinstance(exc, RequestDataTooBig):
+        status, code, message, details = 400, "invalid_request", "the body is too large", {}
     elif isinstance(exc, Http404):
         status, code, message, details = 404, "not_found", "not found", {}
     elif isinstance(exc, DjangoPermissionDenied):
@@ -166,7 +181,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     else:
         logger.exception("unhandled error", exc_info=exc)
         status, code, message, details = 500, "internal_error", "internal error", {}
-    return Response(error_body(code, message, details), status=status, headers=headers)
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    body = error_body(code, _printable(message), _printable(details))
+    return Response(body, status=status, headers=headers)
 
 
 # Django-level handlers, for URLs outside DRF views (unknown paths, crashes).

@@ -10,12 +10,15 @@ serialises writing transactions, which gives the same guarantees.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Callable
 
 from django.db import connection, transaction
 from django.utils import timezone
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -38,11 +41,24 @@ _REPLAYABLE = range(200, 429)
 
 
 def _fingerprint(request: Request) -> str:
+    """Method, path and body; a JSON body counts by its content, not its spacing."""
+    body = request.body
+    # Not JSON: the parser will reject it, and the raw bytes identify it.
+    with contextlib.suppress(ValueError, RecursionError):
+        body = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
     digest = hashlib.sha256()
-    digest.update(request.method.encode() if request.method else b"")
+    digest.update((request.method or "").encode())
     digest.update(b" " + request.path.encode() + b"\n")
-    digest.update(request.body)
+    digest.update(body)
     return digest.hexdigest()
+
+
+def _owner(request: Request) -> tuple[Player | None, str]:
+    """Whose keys these are: the player, or for a request without a token (creating a
+    player) the client address, so that a key cannot fetch another client's answer."""
+    if isinstance(request.user, Player):
+        return request.user, str(request.user.pk)
+    return None, "anonymous:" + str(request.META.get("REMOTE_ADDR", ""))
 
 
 def _advisory_lock_id(owner: str, key: str) -> int:
@@ -66,8 +82,9 @@ def idempotent(request: Request, action: Callable[[], Response]) -> Response:
         return action()
     if not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise InvalidRequest(f"{HEADER} must be 1-{MAX_KEY_LENGTH} characters")
-    player = request.user if isinstance(request.user, Player) else None
-    owner = str(player.pk) if player is not None else "anonymous"
+    player, owner = _owner(request)
+    if player is None:
+        key = "anonymous:" + hashlib.sha256(f"{owner}|{key}".encode()).hexdigest()
     fingerprint = _fingerprint(request)
     with transaction.atomic():
         if not _try_lock(owner, key):
@@ -86,7 +103,7 @@ def idempotent(request: Request, action: Callable[[], Response]) -> Response:
             return replay
         try:
             response = action()
-        except (ServiceError, EngineError) as error:
+        except (ServiceError, EngineError, APIException) as error:
             handled = exception_handler(error, {})
             assert handled is not None
             response = handled

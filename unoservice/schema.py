@@ -1,31 +1,43 @@
-"""OpenAPI helpers: every endpoint documents the error answers it can give."""
+"""OpenAPI helpers: every endpoint documents the error answers it can give, the bearer
+token, the strict request bodies and the headers that come and go with them."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-ErrorOut = inline_serializer(
-    name="Error",
-    fields={
-        "error": inline_serializer(
-            name="ErrorBody",
-            fields={
-                "code": serializers.CharField(),
-                "message": serializers.CharField(),
-                "details": serializers.DictField(),
-            },
-        )
-    },
-)
+# -- errors --------------------------------------------------------------------------
+
+# The `error.code` values each status carries (API.md, Errors).
+ERROR_CODES: dict[int, tuple[str, ...]] = {
+    400: ("invalid_request",),
+    401: ("not_authenticated",),
+    403: ("forbidden",),
+    404: ("not_found",),
+    405: ("method_not_allowed",),
+    409: (
+        "stale_version",
+        "not_your_turn",
+        "wrong_phase",
+        "game_full",
+        "idempotency_key_in_use",
+    ),
+    422: ("illegal_move", "idempotency_key_reused"),
+    429: ("rate_limited",),
+    503: ("service_unavailable",),
+}
 
 _DESCRIPTIONS = {
     400: "invalid_request: malformed body or parameters",
     401: "not_authenticated: missing or bad token",
     403: "forbidden: not seated, not the host, or staff-only",
     404: "not_found: no such game",
+    405: "method_not_allowed: the path does not take this method",
     409: "stale_version, not_your_turn, wrong_phase, game_full or idempotency_key_in_use",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited (see Retry-After)",
@@ -33,9 +45,125 @@ _DESCRIPTIONS = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int, Any]:
+@functools.cache
+def _error_serializer(status: int) -> serializers.Serializer[Any]:
+    return inline_serializer(
+        name=f"Error{status}",
+        fields={
+            "error": inline_serializer(
+                name=f"ErrorBody{status}",
+                fields={
+                    "code": serializers.ChoiceField(choices=ERROR_CODES[status]),
+                    "message": serializers.CharField(),
+                    "details": serializers.DictField(
+                        help_text="more about the error, e.g. `version` with stale_version "
+                        "or `fields` with invalid_request"
+                    ),
+                },
+            )
+        },
+    )
+
+
+def error_responses(*statuses: int, descriptions: dict[int, str] | None = None) -> dict[int, Any]:
     """The documented error answers; 503 applies to every endpoint that uses the database."""
+    descriptions = {**_DESCRIPTIONS, **(descriptions or {})}
     return {
-        code: OpenApiResponse(response=ErrorOut, description=_DESCRIPTIONS[code])
+        code: OpenApiResponse(response=_error_serializer(code), description=descriptions[code])
         for code in (*statuses, 503)
     }
+
+
+# -- headers -------------------------------------------------------------------------
+
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.HEADER,
+    required=True,
+    description="seconds to wait before trying again",
+    response=[429],
+)
+RETRY_AFTER_UNAVAILABLE = OpenApiParameter(
+    "Retry-After",
+    {"type": "integer", "minimum": 1},
+    OpenApiParameter.HEADER,
+    description="seconds to wait before trying again",
+    response=[503],
+)
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    {"type": "string", "minLength": 1, "maxLength": 255},
+    OpenApiParameter.HEADER,
+    description="the same key with the same body gets the first answer again for 24 hours, "
+    "without acting twice",
+)
+IDEMPOTENT_REPLAYED = OpenApiParameter(
+    "Idempotent-Replayed",
+    {"type": "string", "enum": ["true"]},
+    OpenApiParameter.HEADER,
+    description="set when the answer is the stored one of an earlier request with this "
+    "Idempotency-Key",
+    response=True,
+)
+
+# Every endpoint: the rate limit and a database that may be down.
+COMMON_HEADERS = [RETRY_AFTER, RETRY_AFTER_UNAVAILABLE]
+# Every POST: Idempotency-Key in, Idempotent-Replayed out.
+IDEMPOTENT_HEADERS = [*COMMON_HEADERS, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED]
+
+# -- text ----------------------------------------------------------------------------
+
+
+def _char_class(predicate: Any, *, negate: bool = False, exclude: str = "") -> str:
+    """A regex class of the code points below U+10000 for which `predicate` holds, as
+    ``\\uXXXX`` escapes (read alike by ECMA-262, Python and Rust regexes)."""
+    parts: list[str] = []
+    start: int | None = None
+    for code in range(0x10001):
+        inside = code <= 0xFFFF and predicate(chr(code)) and chr(code) not in exclude
+        if inside and start is None:
+            start = code
+        elif not inside and start is not None:
+            end = code - 1
+            parts.append(f"\\u{start:04X}" + ("" if start == end else f"-\\u{end:04X}"))
+            start = None
+    return ("[^" if negate else "[") + "".join(parts) + "]"
+
+
+@functools.cache
+def trimmed_text_pattern(max_length: int) -> str:
+    """A pattern for text that is 1-`max_length` characters once the whitespace around
+    it (``str.isspace``, all of it below U+10000) is trimmed, with no whitespace but
+    plain spaces inside. That the characters are printable (``str.isprintable``) is
+    left to the `printable` format: a pattern for it lists hundreds of ranges."""
+    space = _char_class(str.isspace)
+    edge = _char_class(str.isspace, negate=True)
+    inner = _char_class(str.isspace, negate=True, exclude=" ")
+    return f"^{space}*{edge}(?:{inner}{{0,{max_length - 2}}}{edge})?{space}*$"
+
+
+# -- extensions ----------------------------------------------------------------------
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "players.auth.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        scheme = build_bearer_security_scheme_object("Authorization", "Bearer")
+        scheme["description"] = "the token of POST /players, as 'Authorization: Bearer <token>'"
+        return scheme
+
+
+class StrictSerializerScheme(OpenApiSerializerExtension):
+    """A strict request body rejects keys it does not know: `additionalProperties: false`."""
+
+    target_class = "unoservice.fields.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return dict(schema)

@@ -50,6 +50,12 @@ INSTALLED_APPS = [
     "players",
 ]
 
+# BENCH_FLOOR=true mounts POST /bench/floor, the database floor of the HTTP load
+# benchmark (bench/floor.py), and installs its `bench` app. Never in production.
+BENCH_FLOOR = env_bool("BENCH_FLOOR", default=False)
+if BENCH_FLOOR:
+    INSTALLED_APPS.append("bench")
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -112,7 +118,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "unoservice.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "unoservice.throttling.PlayerRateThrottle",

@@ -1,5 +1,7 @@
-"""Top-level URLs: the admin, the health check and the v1 API with its schema."""
+"""Top-level URLs: the admin, the health check and the v1 API with its schema (and,
+only with the BENCH_FLOOR setting on, the load benchmark's floor view)."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -14,6 +16,11 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
+
+if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts it
+    from bench.floor import floor
+
+    urlpatterns.append(path("bench/floor", floor, name="bench-floor"))
 
 handler400 = "unoservice.errors.handler400"
 handler403 = "unoservice.errors.handler403"

@@ -25,11 +25,12 @@ from .rules import (
     is_playable,
     legal_moves,
     new_game,
+    push,
     round_seed,
 )
 from .scoring import hand_points
 from .state import GameConfig, GameState, Pending, Rules
-from .views import seat_view, table_view
+from .views import PendingView, PlayerView, player_view, seat_view, table_view
 
 __all__ = [
     "CARDS",
@@ -46,6 +47,8 @@ __all__ = [
     "Move",
     "NotYourTurn",
     "Pending",
+    "PendingView",
+    "PlayerView",
     "Rules",
     "WrongPhase",
     "apply",
@@ -58,6 +61,8 @@ __all__ = [
     "legal_moves",
     "new_game",
     "parse_move",
+    "player_view",
+    "push",
     "render",
     "round_seed",
     "seat_view",

@@ -259,6 +259,18 @@ def apply(state: GameState, seat: int, move: Move) -> list[Event]:
     return events
 
 
+def push(state: GameState, seat: int, move: Move) -> list[Event]:
+    """Apply a move already known to be legal (one `legal_moves` listed), unchecked.
+
+    As python-chess's ``Board.push``: for search and simulation, where the caller
+    picked the move from `legal_moves` and checking again would double the cost.
+    An illegal move here corrupts the state: everything else must use `apply`.
+    """
+    events: list[Event] = []
+    _perform(state, seat, move, events)
+    return events
+
+
 def _perform(state: GameState, seat: int, move: Move, events: list[Event]) -> None:
     action = move.action
     if action == "play":
@@ -374,7 +386,14 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
     elif kind == WILD_DRAW_FOUR:
         # Guilt is fixed now, from the hand as it was when the card went down.
         guilty = any(COLOR_OF[c] == previous_color for c in hand)
-        state.pending = Pending("challenge", nxt, amount=stacked + 4, accused=seat, guilty=guilty)
+        state.pending = Pending(
+            "challenge",
+            nxt,
+            amount=stacked + 4,
+            accused=seat,
+            guilty=guilty,
+            previous_color=previous_color,
+        )
         state.current = nxt
     else:
         state.current = nxt

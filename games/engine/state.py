@@ -71,10 +71,11 @@ class Pending:
 
     `card` is the drawn card (drawn_card); `amount` the cards a stack or Wild Draw
     Four would make `seat` draw; `accused`/`guilty` the Wild Draw Four under
-    challenge, its guilt fixed when it was played.
+    challenge, its guilt fixed when it was played, and `previous_color` the colour
+    that was current before it (public: what a challenger weighs).
     """
 
-    __slots__ = ("accused", "amount", "card", "guilty", "seat", "type")
+    __slots__ = ("accused", "amount", "card", "guilty", "previous_color", "seat", "type")
 
     def __init__(
         self,
@@ -85,6 +86,7 @@ class Pending:
         amount: int = 0,
         accused: int = -1,
         guilty: bool = False,
+        previous_color: int = -1,
     ) -> None:
         self.type: PendingType = type
         self.seat = seat
@@ -92,14 +94,31 @@ class Pending:
         self.amount = amount
         self.accused = accused
         self.guilty = guilty
+        self.previous_color = previous_color
 
     def to_json(self) -> list[Any]:
-        return [self.type, self.seat, self.card, self.amount, self.accused, self.guilty]
+        return [
+            self.type,
+            self.seat,
+            self.card,
+            self.amount,
+            self.accused,
+            self.guilty,
+            self.previous_color,
+        ]
 
     @staticmethod
     def from_json(obj: list[Any]) -> Pending:
-        kind, seat, card, amount, accused, guilty = obj
-        return Pending(kind, seat, card=card, amount=amount, accused=accused, guilty=guilty)
+        kind, seat, card, amount, accused, guilty, previous_color = obj
+        return Pending(
+            kind,
+            seat,
+            card=card,
+            amount=amount,
+            accused=accused,
+            guilty=guilty,
+            previous_color=previous_color,
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pending) and self.to_json() == other.to_json()

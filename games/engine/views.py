@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import COLOR_NAMES, NO_COLOR, card_json
+from .moves import Move
 from .rules import DIRECTION_NAMES, legal_moves
-from .state import GameState
+from .state import GameState, PendingType, Rules
 
 
 def pending_view(
@@ -85,3 +87,83 @@ def table_view(state: GameState) -> dict[str, Any]:
         }
     )
     return view
+
+
+@dataclass(frozen=True, slots=True)
+class PendingView:
+    """A pending decision as every seat may know it (a Wild Draw Four's guilt is not
+    public; the drawn card is shown only to the seat that drew it)."""
+
+    type: PendingType
+    seat: int
+    amount: int
+    accused: int
+    previous_color: int
+    card: int  # -1 unless the viewer drew it
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything one seat may know: what a bot decides from. Other hands are only
+    counts, so a bot cannot peek by construction."""
+
+    seat: int
+    players: int
+    rules: Rules
+    target_score: int
+    round: int
+    hand: tuple[int, ...]
+    legal_moves: tuple[Move, ...]
+    top_card: int
+    color: int
+    direction: int
+    current: int
+    dealer: int
+    pending: PendingView | None
+    card_counts: tuple[int, ...]
+    said_uno: tuple[bool, ...]
+    uno_owed: int
+    scores: tuple[int, ...]
+    discard: tuple[int, ...]  # public: every card on the discard pile, top last
+    draw_pile_count: int
+
+    def unseen(self) -> list[int]:
+        """Cards this seat cannot see: the other hands and the draw pile."""
+        visible = set(self.hand)
+        visible.update(self.discard)
+        return [c for c in range(108) if c not in visible]
+
+
+def player_view(state: GameState, seat: int) -> PlayerView:
+    pending = state.pending
+    pending_view = None
+    if pending is not None:
+        pending_view = PendingView(
+            type=pending.type,
+            seat=pending.seat,
+            amount=pending.amount,
+            accused=pending.accused,
+            previous_color=pending.previous_color,
+            card=pending.card if pending.seat == seat else -1,
+        )
+    return PlayerView(
+        seat=seat,
+        players=state.players,
+        rules=state.config.rules,
+        target_score=state.config.target_score,
+        round=state.round,
+        hand=tuple(state.hands[seat]),
+        legal_moves=tuple(legal_moves(state, seat)),
+        top_card=state.discard[-1],
+        color=state.color,
+        direction=state.direction,
+        current=state.current,
+        dealer=state.dealer,
+        pending=pending_view,
+        card_counts=tuple(len(hand) for hand in state.hands),
+        said_uno=tuple(state.said_uno),
+        uno_owed=state.uno_owed,
+        scores=tuple(state.scores),
+        discard=tuple(state.discard),
+        draw_pile_count=len(state.draw_pile),
+    )

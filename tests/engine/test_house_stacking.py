@@ -238,13 +238,17 @@ def test_a_wild_draw_four_on_a_wild_draw_four_passes_a_challenge_for_eight_on():
     )
 
     play(state, 0, "W+4", color=BLUE)
-    assert state.pending == Pending("challenge", 1, amount=4, accused=0, guilty=False)
+    assert state.pending == Pending(
+        "challenge", 1, amount=4, accused=0, guilty=False, previous_color=RED
+    )
     assert set(legal_moves(state, 1)) == {CHALLENGE, ACCEPT} | wild_plays(state, 1, "W+4")
 
     events = play(state, 1, "W+4", color=GREEN)
 
     assert types(events) == ["card_played"]
-    assert state.pending == Pending("challenge", 2, amount=8, accused=1, guilty=False)
+    assert state.pending == Pending(
+        "challenge", 2, amount=8, accused=1, guilty=False, previous_color=BLUE
+    )
     assert state.to_act == 2
     assert state.color == GREEN
     assert hand_codes(state, 2) == ["B3", "B4", "B5"]
@@ -315,7 +319,9 @@ def test_challenging_a_guilty_last_wild_draw_four_makes_its_player_draw_the_whol
         ["G7", "G8", "G9"],
         draw,
     )
-    assert state.pending == Pending("challenge", 2, amount=8, accused=1, guilty=True)
+    assert state.pending == Pending(
+        "challenge", 2, amount=8, accused=1, guilty=True, previous_color=BLUE
+    )
     accused_hand = list(state.hands[1])
 
     events = apply(state, 2, CHALLENGE)
@@ -352,7 +358,9 @@ def test_challenging_an_innocent_last_wild_draw_four_costs_sum_plus_two_and_the_
         ["G7", "G8", "G9"],
         draw,
     )
-    assert state.pending == Pending("challenge", 2, amount=8, accused=1, guilty=False)
+    assert state.pending == Pending(
+        "challenge", 2, amount=8, accused=1, guilty=False, previous_color=BLUE
+    )
 
     events = apply(state, 2, CHALLENGE)
 
@@ -406,7 +414,9 @@ def test_without_stacking_a_wild_draw_four_cannot_be_answered_with_another():
     )
     play(state, 0, "W+4", color=BLUE)
 
-    assert state.pending == Pending("challenge", 1, amount=4, accused=0, guilty=False)
+    assert state.pending == Pending(
+        "challenge", 1, amount=4, accused=0, guilty=False, previous_color=RED
+    )
     assert set(legal_moves(state, 1)) == {CHALLENGE, ACCEPT}
     assert_rejected(state, 1, play_move(state, 1, "W+4", color=GREEN))
 

@@ -1,0 +1,431 @@
+"""``Idempotency-Key`` on every POST (API.md "Idempotency"): the same key with the same
+body gets the first answer again without acting twice, for 24 hours."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games.engine.position import build_state
+from games.models import Event, Game, IdempotencyRecord, Seat
+from players.models import Player
+from tests.factories import API, Persona
+from unoservice import idempotency
+
+R1 = 1
+KEY = "Idempotency-Key"
+
+
+def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["details"], dict)
+    return body["error"]
+
+
+def keyed(persona: Persona, path: str, body: Any, key: str) -> Any:
+    return persona.post(path, body, **{KEY: key})
+
+
+def new_game(host: Persona, **body: Any) -> str:
+    response = host.post("/games", {"max_players": 2, "seed": 8, **body})
+    assert response.status_code == 201, response.json()
+    return str(response.json()["id"])
+
+
+def table(host: Persona, guest: Persona, **body: Any) -> str:
+    game_id = new_game(host, **body)
+    assert guest.post(f"/games/{game_id}/join").status_code == 200
+    assert host.post(f"/games/{game_id}/start").status_code == 200
+    state = build_state([["R1", "R2", "G3", "Y9"], ["B4", "B5", "Y6"]], top="R5")
+    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
+    return game_id
+
+
+def stamp(game_id: str) -> tuple[Any, ...]:
+    game = Game.objects.get(pk=game_id)
+    seats = tuple(Seat.objects.filter(game=game).order_by("seat").values_list("player", "bot"))
+    return game.version, game.last_seq, game.status, game.state, seats
+
+
+def same_answer(first: Any, again: Any) -> None:
+    assert again.status_code == first.status_code
+    assert again.json() == first.json()
+
+
+# -- replays ------------------------------------------------------------------------------
+
+
+def test_the_same_move_with_the_same_key_is_applied_once_and_answered_twice(host, guest):
+    game_id = table(host, guest)
+    version = stamp(game_id)[0]
+    body = {"version": version, "action": "play", "card": R1}
+    first = keyed(host, f"/games/{game_id}/moves", body, "move-1")
+    assert first.status_code == 200, first.json()
+    after = stamp(game_id)
+    again = keyed(host, f"/games/{game_id}/moves", body, "move-1")
+    same_answer(first, again)
+    assert stamp(game_id) == after
+    assert after[0] == version + 1
+    assert Event.objects.filter(game_id=game_id).count() == after[1]
+
+
+def test_a_replayed_move_is_not_a_stale_version_even_after_the_game_moved_on(host, guest):
+    game_id = table(host, guest)
+    version = stamp(game_id)[0]
+    body = {"version": version, "action": "play", "card": R1}
+    first = keyed(host, f"/games/{game_id}/moves", body, "k")
+    assert guest.move(game_id, version + 1, action="draw").status_code == 200
+    moved_on = stamp(game_id)
+    same_answer(first, keyed(host, f"/games/{game_id}/moves", body, "k"))
+    assert stamp(game_id) == moved_on
+
+
+def test_creating_a_game_twice_with_one_key_creates_one_game(host):
+    body = {"max_players": 3, "target_score": 100}
+    first = keyed(host, "/games", body, "create-1")
+    assert first.status_code == 201, first.json()
+    again = keyed(host, "/games", body, "create-1")
+    same_answer(first, again)
+    assert Game.objects.count() == 1
+
+
+@pytest.mark.parametrize("action", ["join", "leave"])
+def test_joining_or_leaving_twice_with_one_key_acts_once(host, guest, outsider, action):
+    game_id = new_game(host, max_players=3)
+    if action == "leave":
+        guest.post(f"/games/{game_id}/join")
+    first = keyed(guest, f"/games/{game_id}/{action}", None, "lobby")
+    assert first.status_code == 200, first.json()
+    after = stamp(game_id)
+    same_answer(first, keyed(guest, f"/games/{game_id}/{action}", None, "lobby"))
+    assert stamp(game_id) == after
+
+
+def test_adding_a_bot_twice_with_one_key_adds_one_bot(host):
+    game_id = new_game(host, max_players=4)
+    first = keyed(host, f"/games/{game_id}/bots", {"strategy": "greedy"}, "bot")
+    assert first.status_code == 201, first.json()
+    same_answer(first, keyed(host, f"/games/{game_id}/bots", {"strategy": "greedy"}, "bot"))
+    assert Seat.objects.filter(game_id=game_id).count() == 2
+
+
+def test_starting_twice_with_one_key_answers_the_start_again(host, guest):
+    game_id = new_game(host)
+    guest.post(f"/games/{game_id}/join")
+    first = keyed(host, f"/games/{game_id}/start", None, "start")
+    assert first.status_code == 200, first.json()
+    after = stamp(game_id)
+    same_answer(first, keyed(host, f"/games/{game_id}/start", None, "start"))
+    assert stamp(game_id) == after
+
+
+def test_a_challenge_decision_twice_with_one_key_is_applied_once(host, guest):
+    from games.engine import Pending
+
+    game_id = table(host, guest)
+    state = build_state(
+        [["R1", "G3"], ["B4", "B5", "Y6"]], top="W+4", discard=["R5"], color="blue", current=1
+    )
+    state.pending = Pending("challenge", 1, amount=4, accused=0, guilty=False)
+    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
+    body = {"version": stamp(game_id)[0], "challenge": False}
+    first = keyed(guest, f"/games/{game_id}/challenge", body, "decide")
+    assert first.status_code == 200, first.json()
+    after = stamp(game_id)
+    same_answer(first, keyed(guest, f"/games/{game_id}/challenge", body, "decide"))
+    assert stamp(game_id) == after
+    assert first.json()["game"]["seats"][1]["card_count"] == 7
+
+
+def test_creating_a_player_without_a_token_is_idempotent_too(anonymous, db):
+    def create() -> Any:
+        return anonymous.post(
+            API + "/players", {"name": "Ann"}, format="json", headers={KEY: "signup-1"}
+        )
+
+    first = create()
+    assert first.status_code == 201, first.json()
+    again = create()
+    same_answer(first, again)
+    assert again.json()["token"] == first.json()["token"]
+    assert Player.objects.count() == 1
+
+
+def test_a_player_created_through_a_replay_can_use_the_token(anonymous, db):
+    body = {"name": "Ann"}
+    anonymous.post(API + "/players", body, format="json", headers={KEY: "signup"})
+    token = anonymous.post(API + "/players", body, format="json", headers={KEY: "signup"}).json()[
+        "token"
+    ]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.get(API + "/players/me").status_code == 200
+
+
+# -- a different body ----------------------------------------------------------------------
+
+
+def test_the_same_key_with_another_move_is_a_422_and_changes_nothing(host, guest):
+    game_id = table(host, guest)
+    version = stamp(game_id)[0]
+    first = keyed(host, f"/games/{game_id}/moves", {"version": version, "action": "draw"}, "k")
+    assert first.status_code == 200, first.json()
+    after = stamp(game_id)
+    other = {"version": after[0], "action": "play", "card": R1}
+    response = keyed(host, f"/games/{game_id}/moves", other, "k")
+    assert_error(response, 422, "idempotency_key_reused")
+    assert stamp(game_id) == after
+
+
+def test_the_same_key_with_another_game_body_is_a_422(host):
+    keyed(host, "/games", {"max_players": 2}, "create")
+    response = keyed(host, "/games", {"max_players": 3}, "create")
+    assert_error(response, 422, "idempotency_key_reused")
+    assert Game.objects.count() == 1
+
+
+def test_the_same_key_with_another_player_name_is_a_422(anonymous, db):
+    anonymous.post(API + "/players", {"name": "Ann"}, format="json", headers={KEY: "signup"})
+    response = anonymous.post(
+        API + "/players", {"name": "Bob"}, format="json", headers={KEY: "signup"}
+    )
+    assert_error(response, 422, "idempotency_key_reused")
+    assert Player.objects.count() == 1
+
+
+def test_keys_are_per_player(host, guest):
+    game_id = new_game(host, max_players=3)
+    first = keyed(host, f"/games/{game_id}/bots", {"strategy": "random"}, "shared")
+    assert first.status_code == 201, first.json()
+    joined = keyed(guest, f"/games/{game_id}/join", None, "shared")
+    assert joined.status_code == 200, joined.json()
+    assert joined.json()["you"]["seat"] == 2
+    assert Seat.objects.filter(game_id=game_id).count() == 3
+
+
+def test_a_different_key_acts_again(host):
+    keyed(host, "/games", {"max_players": 2}, "one")
+    keyed(host, "/games", {"max_players": 2}, "two")
+    assert Game.objects.count() == 2
+
+
+# -- errors are answers too ------------------------------------------------------------------
+
+
+def test_a_stale_version_answer_is_replayed_as_it_was(host, guest):
+    game_id = table(host, guest)
+    version = stamp(game_id)[0]
+    body = {"version": version - 1, "action": "play", "card": R1}
+    first = keyed(host, f"/games/{game_id}/moves", body, "stale")
+    assert_error(first, 409, "stale_version")
+    assert host.move(game_id, version, action="play", card=R1).status_code == 200
+    after = stamp(game_id)
+    again = keyed(host, f"/games/{game_id}/moves", body, "stale")
+    same_answer(first, again)
+    assert again.json()["error"]["details"]["version"] == version
+    assert stamp(game_id) == after
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"action": "play", "card": 79}, 422, "illegal_move"),
+        ({"action": "pass"}, 422, "illegal_move"),
+        ({"action": "play", "card": 108}, 400, "invalid_request"),
+        ({"action": "fly"}, 400, "invalid_request"),
+    ],
+)
+def test_a_rejected_move_is_replayed_and_a_different_retry_with_its_key_is_a_422(
+    host, guest, body, status, code
+):
+    game_id = table(host, guest)
+    version = stamp(game_id)[0]
+    first = keyed(host, f"/games/{game_id}/moves", {"version": version, **body}, "bad")
+    assert_error(first, status, code)
+    same_answer(first, keyed(host, f"/games/{game_id}/moves", {"version": version, **body}, "bad"))
+    retry = {"version": version, "action": "play", "card": R1}
+    assert_error(
+        keyed(host, f"/games/{game_id}/moves", retry, "bad"), 422, "idempotency_key_reused"
+    )
+    assert stamp(game_id)[0] == version
+
+
+def test_a_forbidden_answer_is_replayed(host, guest, outsider):
+    game_id = new_game(host)
+    first = keyed(guest, f"/games/{game_id}/start", None, "start")
+    assert_error(first, 403, "forbidden")
+    same_answer(first, keyed(guest, f"/games/{game_id}/start", None, "start"))
+
+
+def test_a_game_full_answer_is_replayed_even_after_a_seat_is_freed(host, guest, outsider):
+    game_id = new_game(host)
+    guest.post(f"/games/{game_id}/join")
+    first = keyed(outsider, f"/games/{game_id}/join", None, "join")
+    assert_error(first, 409, "game_full")
+    guest.post(f"/games/{game_id}/leave")
+    again = keyed(outsider, f"/games/{game_id}/join", None, "join")
+    same_answer(first, again)
+    assert outsider.get(f"/games/{game_id}").json()["you"] is None
+
+
+@pytest.mark.parametrize(
+    ("path", "bad", "good"),
+    [
+        ("/games", {"max_players": 1}, {"max_players": 2}),
+        ("/games", {"rules": {"stackin": True}}, {"rules": {"stacking": True}}),
+        ("/games/GAME/moves", {"action": "draw"}, "DRAW_WITH_VERSION"),
+        ("/games/GAME/moves", {"version": "1", "action": "draw"}, "DRAW_WITH_VERSION"),
+        ("/games/GAME/challenge", {"challenge": True}, "ACCEPT_WITH_VERSION"),
+        ("/games/GAME/bots", {"strategy": "genius"}, {"strategy": "random"}),
+    ],
+    ids=[
+        "out of range max_players",
+        "misspelt rule",
+        "move without version",
+        "move with version as a string",
+        "challenge without version",
+        "unknown bot strategy",
+    ],
+)
+def test_a_validation_error_is_an_answer_its_key_cannot_be_reused_for_another_body(
+    host, guest, path, bad, good
+):
+    game_id = new_game(host, max_players=4) if path.endswith("/bots") else table(host, guest)
+    if good == "DRAW_WITH_VERSION":
+        good = {"version": stamp(game_id)[0], "action": "draw"}
+    elif good == "ACCEPT_WITH_VERSION":
+        good = {"version": stamp(game_id)[0], "challenge": False}
+    url = path.replace("GAME", game_id)
+    first = keyed(host, url, bad, "validation")
+    assert_error(first, 400, "invalid_request")
+    same_answer(first, keyed(host, url, bad, "validation"))
+    before = stamp(game_id), Game.objects.count()
+    assert_error(keyed(host, url, good, "validation"), 422, "idempotency_key_reused")
+    assert (stamp(game_id), Game.objects.count()) == before
+
+
+def test_a_rate_limited_answer_is_not_stored_so_the_retry_acts(host, monkeypatch):
+    from unoservice.throttling import PlayerRateThrottle
+
+    monkeypatch.setattr(PlayerRateThrottle, "rate", "1/min", raising=False)
+    host.get("/players/me")
+    assert_error(keyed(host, "/games", {}, "later"), 429, "rate_limited")
+    monkeypatch.setattr(PlayerRateThrottle, "rate", "100/min", raising=False)
+    from django.core.cache import cache
+
+    cache.clear()
+    assert keyed(host, "/games", {}, "later").status_code == 201
+
+
+# -- the key itself ------------------------------------------------------------------------
+
+
+def test_a_key_of_256_characters_is_a_400(host):
+    response = keyed(host, "/games", {}, "k" * 256)
+    assert_error(response, 400, "invalid_request")
+    assert Game.objects.count() == 0
+
+
+def test_a_key_of_255_characters_is_fine(host):
+    first = keyed(host, "/games", {}, "k" * 255)
+    assert first.status_code == 201, first.json()
+    same_answer(first, keyed(host, "/games", {}, "k" * 255))
+    assert Game.objects.count() == 1
+
+
+def test_an_empty_key_is_a_400(host):
+    assert_error(keyed(host, "/games", {}, ""), 400, "invalid_request")
+    assert Game.objects.count() == 0
+
+
+def test_a_key_too_long_is_a_400_for_creating_players_too(anonymous, db):
+    response = anonymous.post(
+        API + "/players", {"name": "Ann"}, format="json", headers={KEY: "x" * 300}
+    )
+    assert_error(response, 400, "invalid_request")
+    assert Player.objects.count() == 0
+
+
+def test_a_key_too_long_on_a_move_changes_nothing(host, guest):
+    game_id = table(host, guest)
+    before = stamp(game_id)
+    body = {"version": before[0], "action": "draw"}
+    assert_error(keyed(host, f"/games/{game_id}/moves", body, "m" * 1000), 400, "invalid_request")
+    assert stamp(game_id) == before
+
+
+def test_a_key_is_forgotten_after_24_hours(host):
+    first = keyed(host, "/games", {"max_players": 2}, "daily")
+    assert first.status_code == 201
+    IdempotencyRecord.objects.update(created_at=timezone.now() - dt.timedelta(hours=25))
+    again = keyed(host, "/games", {"max_players": 2}, "daily")
+    assert again.status_code == 201
+    assert again.json()["id"] != first.json()["id"]
+    assert Game.objects.count() == 2
+
+
+def test_a_key_is_remembered_for_nearly_24_hours(host):
+    first = keyed(host, "/games", {"max_players": 2}, "daily")
+    IdempotencyRecord.objects.update(created_at=timezone.now() - dt.timedelta(hours=23))
+    same_answer(first, keyed(host, "/games", {"max_players": 2}, "daily"))
+    assert Game.objects.count() == 1
+
+
+def test_a_stored_rejection_whose_message_echoes_a_nul_character_still_answers(host, guest):
+    game_id = table(host, guest)
+    before = stamp(game_id)
+    raw = json.dumps({"version": before[0], "action": "draw", "\x00": 1})
+    response = host.client.post(
+        f"{API}/games/{game_id}/moves",
+        data=raw,
+        content_type="application/json",
+        headers={KEY: "nul"},
+    )
+    assert_error(response, 400, "invalid_request")
+    assert stamp(game_id) == before
+
+
+# -- in use ------------------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_key_still_being_processed_is_a_409_idempotency_key_in_use(host, guest):
+    game_id = table(host, guest)
+    before = stamp(game_id)
+    lock_id = idempotency._advisory_lock_id(str(host.player.pk), "busy")
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_key() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock_id])
+                held.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_key)
+    holder.start()
+    try:
+        assert held.wait(10)
+        body = {"version": before[0], "action": "draw"}
+        response = keyed(host, f"/games/{game_id}/moves", body, "busy")
+        assert_error(response, 409, "idempotency_key_in_use")
+        assert stamp(game_id) == before
+    finally:
+        release.set()
+        holder.join(10)
+    retry = keyed(host, f"/games/{game_id}/moves", {"version": before[0], "action": "draw"}, "busy")
+    assert retry.status_code == 200, retry.json()
