@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import django_filters
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.request import Request
@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from games import selectors, services
 from games.engine import MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
-from games.models import Game, GameStatus, Seat
+from games.models import Game, GameStatus
 from games.serializers import (
     GAME_ID,
     BotIn,
@@ -48,15 +48,15 @@ def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
 
 def _view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
     player = current_player(request)
-    return Response(selectors.game_view(outcome.game, outcome.seats, player), status=code)
+    return Response(selectors.game_view(outcome.game, player), status=code)
 
 
 def _move_response(outcome: services.Outcome, request: Request) -> Response:
     player = current_player(request)
-    viewer = selectors.seat_number_of(outcome.seats, player)
+    viewer = outcome.game.seat_of(player)
     return Response(
         {
-            "game": selectors.game_view(outcome.game, outcome.seats, player),
+            "game": selectors.game_view(outcome.game, player),
             "events": selectors.events_json(outcome.events, viewer),
         }
     )
@@ -90,12 +90,8 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
     filterset_class = GameFilter
 
     def get_queryset(self) -> QuerySet[Game]:
-        seats = Seat.objects.select_related("player").order_by("seat")
-        return (
-            Game.objects.select_related("host")
-            .prefetch_related(Prefetch("seats", queryset=seats))
-            .order_by("-created_at")
-        )
+        # The host join serves games whose host no longer sits at the table.
+        return Game.objects.select_related("host").order_by("-created_at")
 
     @extend_schema(
         parameters=[
@@ -132,7 +128,7 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
         queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         assert page is not None
-        results = [selectors.game_summary(game, list(game.seats.all())) for game in page]
+        results = [selectors.game_summary(game) for game in page]
         return self.get_paginated_response(results)
 
     @extend_schema(
@@ -156,8 +152,7 @@ class GameDetailView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id)
-        seats = selectors.game_seats(game)
-        return Response(selectors.game_view(game, seats, current_player(request)))
+        return Response(selectors.game_view(game, current_player(request)))
 
 
 class GameJoinView(APIView):
@@ -297,9 +292,8 @@ class GameEventsView(APIView):
         events = (
             selectors.events_after(game, after, MAX_EVENTS_PER_PAGE) if last_seq > after else []
         )
-        seats = selectors.game_seats(game)
-        viewer = selectors.seat_number_of(seats, current_player(request))
-        complete = game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+        viewer = game.seat_of(current_player(request))
+        complete = selectors.log_is_complete(game)
         return Response(
             {
                 "events": [selectors.event_json(e, viewer, complete=complete) for e in events],

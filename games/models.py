@@ -16,6 +16,14 @@ from games.engine import GameState
 from players.models import Player
 
 
+def seating_entry(player: Player | None, bot: str | None) -> dict[str, Any]:
+    """One seat of `Game.seating`."""
+    return {
+        "player": None if player is None else {"id": str(player.pk), "name": player.name},
+        "bot": bot,
+    }
+
+
 class GameStatus(models.TextChoices):
     WAITING = "waiting"
     PLAYING = "playing"
@@ -41,6 +49,10 @@ class Game(models.Model):
     rules = models.JSONField(default=dict)
     seed = models.BigIntegerField()
     state = models.JSONField(null=True, blank=True)  # engine snapshot once started
+    # Who sits where, by seat: [{"player": {"id", "name"} | null, "bot": str | null}].
+    # The services keep it in step with the Seat rows in the same transaction, so that
+    # a move or a view needs no join to seats and players.
+    seating = models.JSONField(default=list)
     # Grows by exactly one per accepted request; clients send it with every move.
     version = models.PositiveIntegerField(default=1)
     last_seq = models.PositiveIntegerField(default=0)
@@ -59,6 +71,19 @@ class Game(models.Model):
 
     def engine_state(self) -> GameState | None:
         return GameState.from_snapshot(self.state) if self.state is not None else None
+
+    def seat_of(self, player: Player | None) -> int | None:
+        """The seat `player` plays at (a seat handed to a bot is no longer theirs)."""
+        if player is None:
+            return None
+        player_id = str(player.pk)
+        for number, entry in enumerate(self.seating):
+            if entry["bot"] is None and entry["player"] and entry["player"]["id"] == player_id:
+                return number
+        return None
+
+    def human_player_ids(self) -> list[str]:
+        return [e["player"]["id"] for e in self.seating if e["bot"] is None and e["player"]]
 
 
 class Seat(models.Model):
@@ -94,6 +119,9 @@ class Seat(models.Model):
     @property
     def is_human(self) -> bool:
         return self.bot is None
+
+    def seating_entry(self) -> dict[str, Any]:
+        return seating_entry(self.player if self.player_id is not None else None, self.bot)
 
     def hand(self) -> list[int]:
         """The card ids this seat holds now (from the game's snapshot)."""

@@ -1,14 +1,14 @@
-"""Reading games: what each caller may see of a game, its seats and its log."""
+"""Reading games: what each caller may see of a game and its log."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from games.engine import GameState, seat_view
 from games.engine.events import render_data, visible_data
-from games.models import Event, Game, GameStatus, Seat
+from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice.errors import NotFound
 
@@ -23,6 +23,7 @@ _ROUND_FIELDS = (
     "discard_pile_count",
     "pending",
 )
+_IDLE_SEAT = {"card_count": 0, "score": 0, "said_uno": False, "timeouts": 0}
 
 
 def parse_game_id(raw: object) -> uuid.UUID:
@@ -35,50 +36,33 @@ def parse_game_id(raw: object) -> uuid.UUID:
 
 def game_get(game_id: object) -> Game:
     try:
-        return Game.objects.select_related("host").get(pk=parse_game_id(game_id))
+        return Game.objects.get(pk=parse_game_id(game_id))
     except Game.DoesNotExist:
         raise NotFound("no such game") from None
-
-
-def game_seats(game: Game) -> list[Seat]:
-    return list(Seat.objects.filter(game=game).select_related("player").order_by("seat"))
-
-
-def seat_number_of(seats: Sequence[Seat], player: Player | None) -> int | None:
-    """The seat `player` plays at (a seat handed to a bot is no longer theirs)."""
-    if player is None:
-        return None
-    for seat in seats:
-        if seat.player_id == player.pk and seat.bot is None:
-            return seat.seat
-    return None
 
 
 def player_json(player: Player | None) -> dict[str, Any] | None:
     return None if player is None else {"id": str(player.pk), "name": player.name}
 
 
-def _seat_json(seat: Seat, engine_seat: dict[str, Any] | None) -> dict[str, Any]:
-    return {
-        "seat": seat.seat,
-        "player": player_json(seat.player) if seat.player_id is not None else None,
-        "bot": seat.bot,
-        "card_count": engine_seat["card_count"] if engine_seat else 0,
-        "score": engine_seat["score"] if engine_seat else 0,
-        "said_uno": engine_seat["said_uno"] if engine_seat else False,
-        "timeouts": engine_seat["timeouts"] if engine_seat else 0,
-    }
+def host_json(game: Game) -> dict[str, Any] | None:
+    """The host, from the seating when they sit at the table (no query)."""
+    host_id = str(game.host_id)
+    for entry in game.seating:
+        if entry["player"] and entry["player"]["id"] == host_id:
+            return dict(entry["player"])
+    return player_json(game.host)
 
 
-def game_view(game: Game, seats: Sequence[Seat], viewer: Player | None) -> dict[str, Any]:
+def game_view(game: Game, viewer: Player | None) -> dict[str, Any]:
     """The game as `viewer` may see it: their own hand and legal moves, counts for
     everyone else (a spectator view when they are not seated)."""
-    viewer_seat = seat_number_of(seats, viewer)
+    viewer_seat = game.seat_of(viewer)
     view: dict[str, Any] = {
         "id": str(game.pk),
         "status": game.status,
         "version": game.version,
-        "host": player_json(game.host),
+        "host": host_json(game),
         "max_players": game.max_players,
         "target_score": game.target_score,
         "turn_timeout": game.turn_timeout,
@@ -86,21 +70,31 @@ def game_view(game: Game, seats: Sequence[Seat], viewer: Player | None) -> dict[
         "created_at": game.created_at.isoformat(),
     }
     if game.state is None:
-        view["seats"] = [_seat_json(seat, None) for seat in seats]
+        view["seats"] = [
+            {"seat": number, **entry, **_IDLE_SEAT} for number, entry in enumerate(game.seating)
+        ]
         view.update(dict.fromkeys(_ROUND_FIELDS))
         view.update({"turn_deadline": None, "winner": None, "last_seq": game.last_seq})
         view["you"] = (
             None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
         )
         return view
-    state = GameState.from_snapshot(game.state)
-    table = seat_view(state, viewer_seat)
-    if game.status != GameStatus.PLAYING and table["you"] is not None:
+    table = seat_view(GameState.from_snapshot(game.state), viewer_seat)
+    playing = game.status == GameStatus.PLAYING
+    if not playing and table["you"] is not None:
         table["you"]["legal_moves"] = []  # an abandoned game takes no more moves
-    view["seats"] = [_seat_json(seat, table["seats"][seat.seat]) for seat in seats]
+    view["seats"] = [
+        {
+            "seat": number,
+            "player": entry["player"],
+            "bot": entry["bot"],
+            **{key: table["seats"][number][key] for key in _IDLE_SEAT},
+        }
+        for number, entry in enumerate(game.seating)
+    ]
     for name in _ROUND_FIELDS:
         view[name] = table[name]
-    if game.status != GameStatus.PLAYING:
+    if not playing:
         view["current_seat"] = None
     view.update(
         {
@@ -113,19 +107,24 @@ def game_view(game: Game, seats: Sequence[Seat], viewer: Player | None) -> dict[
     return view
 
 
-def game_summary(game: Game, seats: Sequence[Seat]) -> dict[str, Any]:
+def game_summary(game: Game) -> dict[str, Any]:
     return {
         "id": str(game.pk),
         "status": game.status,
-        "host": player_json(game.host),
+        "host": host_json(game),
         "players": [
-            {"seat": seat.seat, "player": player_json(seat.player), "bot": seat.bot}
-            for seat in seats
+            {"seat": number, "player": entry["player"], "bot": entry["bot"]}
+            for number, entry in enumerate(game.seating)
         ],
         "max_players": game.max_players,
         "rules": game.rules,
         "created_at": game.created_at.isoformat(),
     }
+
+
+def log_is_complete(game: Game) -> bool:
+    """Once a game is over nothing is secret any more."""
+    return game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
 def event_json(event: Event, viewer_seat: int | None, *, complete: bool = False) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from django.utils import timezone
 from games import engine
 from games.engine import EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import new_seed
-from games.models import BotStrategy, Event, Game, GameStatus, Seat
+from games.models import BotStrategy, Event, Game, GameStatus, Seat, seating_entry
 from players.models import Player
 from unoservice.errors import (
     Forbidden,
@@ -38,10 +38,9 @@ REPLACEMENT_BOT = BotStrategy.GREEDY
 
 @dataclass
 class Outcome:
-    """What a service did: the game as saved, its seats, and the events it appended."""
+    """What a service did: the game as saved and the events it appended."""
 
     game: Game
-    seats: list[Seat]
     events: list[Event]
 
 
@@ -50,7 +49,7 @@ class Outcome:
 
 def _lock_game(game_id: Any) -> Game:
     try:
-        return Game.objects.select_for_update(of=("self",)).select_related("host").get(pk=game_id)
+        return Game.objects.select_for_update().get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise NotFound("no such game") from None
 
@@ -111,22 +110,27 @@ def _save(game: Game, fields: list[str]) -> None:
     game.save(update_fields=[*fields, "version", "last_seq", "updated_at"])
 
 
-def _record_results(seats: Sequence[Seat], events: Sequence[engine.Event]) -> None:
+def _human_at(game: Game, seat: int) -> str | None:
+    entry = game.seating[seat]
+    return entry["player"]["id"] if entry["bot"] is None and entry["player"] else None
+
+
+def _record_results(game: Game, events: Sequence[engine.Event]) -> None:
     """Player statistics: rounds won and points as rounds end, games at the end."""
-    by_seat = {seat.seat: seat for seat in seats}
     for event in events:
         if event.type == "round_ended" and event.seat is not None:
-            winner = by_seat[event.seat]
-            if winner.player_id is not None and winner.bot is None:
-                Player.objects.filter(pk=winner.player_id).update(
+            winner = _human_at(game, event.seat)
+            if winner is not None:
+                Player.objects.filter(pk=winner).update(
                     rounds_won=F("rounds_won") + 1, points=F("points") + event.data["points"]
                 )
         elif event.type == "game_ended":
-            humans = [s.player_id for s in seats if s.player_id is not None and s.bot is None]
-            Player.objects.filter(pk__in=humans).update(games_played=F("games_played") + 1)
-            winner = by_seat[event.data["winner"]]
-            if winner.player_id is not None and winner.bot is None:
-                Player.objects.filter(pk=winner.player_id).update(games_won=F("games_won") + 1)
+            Player.objects.filter(pk__in=game.human_player_ids()).update(
+                games_played=F("games_played") + 1
+            )
+            winner = _human_at(game, event.data["winner"])
+            if winner is not None:
+                Player.objects.filter(pk=winner).update(games_won=F("games_won") + 1)
 
 
 def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
@@ -164,11 +168,12 @@ def game_create(
             turn_timeout=turn_timeout,
             rules=parsed_rules.to_json(),
             seed=new_seed() if seed is None else seed,
+            seating=[seating_entry(host, None)],
         )
-        seat = Seat.objects.create(game=game, seat=0, player=host)
+        Seat.objects.create(game=game, seat=0, player=host)
         events = _append(game, [("player_joined", 0, _player_json(host), None)], now)
         game.save(update_fields=["last_seq"])
-    return Outcome(game, [seat], events)
+    return Outcome(game, events)
 
 
 def _player_json(player: Player) -> dict[str, Any]:
@@ -176,25 +181,26 @@ def _player_json(player: Player) -> dict[str, Any]:
 
 
 def game_join(*, game_id: Any, player: Player) -> Outcome:
-    """Seat `player` at the next free seat. Locks the game row, then reads its seats.
+    """Seat `player` at the next free seat. Locks the game row.
 
     Joining a game one already sits in changes nothing.
     """
     with transaction.atomic():
         game = _lock_game(game_id)
-        seats = _seats(game)
-        if _seat_of(seats, player) is not None:
-            return Outcome(game, seats, [])
+        if game.seat_of(player) is not None:
+            return Outcome(game, [])
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
-        if len(seats) >= game.max_players:
+        number = len(game.seating)
+        if number >= game.max_players:
             raise GameFull(f"all {game.max_players} seats are taken")
-        seat = Seat.objects.create(game=game, seat=len(seats), player=player)
+        Seat.objects.create(game=game, seat=number, player=player)
+        game.seating = [*game.seating, seating_entry(player, None)]
         events = _append(
-            game, [("player_joined", seat.seat, _player_json(player), None)], timezone.now()
+            game, [("player_joined", number, _player_json(player), None)], timezone.now()
         )
-        _save(game, [])
-    return Outcome(game, [*seats, seat], events)
+        _save(game, ["seating"])
+    return Outcome(game, events)
 
 
 def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
@@ -207,15 +213,16 @@ def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
             raise Forbidden("only the host can add bots")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("bots can only be added before the game starts")
-        seats = _seats(game)
-        if len(seats) >= game.max_players:
+        number = len(game.seating)
+        if number >= game.max_players:
             raise GameFull(f"all {game.max_players} seats are taken")
-        seat = Seat.objects.create(game=game, seat=len(seats), bot=strategy)
+        Seat.objects.create(game=game, seat=number, bot=strategy)
+        game.seating = [*game.seating, seating_entry(None, strategy)]
         events = _append(
-            game, [("bot_added", seat.seat, {"strategy": strategy}, None)], timezone.now()
+            game, [("bot_added", number, {"strategy": strategy}, None)], timezone.now()
         )
-        _save(game, [])
-    return Outcome(game, [*seats, seat], events)
+        _save(game, ["seating"])
+    return Outcome(game, events)
 
 
 def game_start(*, game_id: Any, player: Player) -> Outcome:
@@ -226,10 +233,9 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
             raise Forbidden("only the host can start the game")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
-        seats = _seats(game)
-        if len(seats) < 2:
+        if len(game.seating) < 2:
             raise WrongPhaseError("a game needs at least 2 seats to start")
-        config = GameConfig(len(seats), game.target_score, Rules.from_json(game.rules))
+        config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
         state, engine_events = engine.new_game(config, game.seed)
         now = timezone.now()
         game.status = GameStatus.PLAYING
@@ -238,7 +244,7 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
         game.turn_deadline = _deadline(game, now)
         events = _append(game, _engine_items(engine_events), now)
         _save(game, ["status", "started_at", "state", "turn_deadline"])
-    return Outcome(game, seats, events)
+    return Outcome(game, events)
 
 
 def game_leave(*, game_id: Any, player: Player) -> Outcome:
@@ -257,7 +263,7 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
         items: list[tuple[str, int | None, dict[str, Any], int | None]] = [
             ("player_left", seat.seat, _player_json(player), _round_of(game))
         ]
-        fields = ["status", "host", "finished_at", "turn_deadline"]
+        fields = ["status", "host", "finished_at", "turn_deadline", "seating"]
         if game.status == GameStatus.WAITING:
             seat.delete()
             remaining = [s for s in seats if s.pk != seat.pk]
@@ -278,9 +284,10 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
             game.status = GameStatus.ABANDONED
             game.finished_at = now
             game.turn_deadline = None
+        game.seating = [s.seating_entry() for s in seats]
         events = _append(game, items, now)
         _save(game, fields)
-    return Outcome(game, seats, events)
+    return Outcome(game, events)
 
 
 def _round_of(game: Game) -> int | None:
@@ -295,8 +302,7 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
     row, then checks seat, status and `version` before the engine judges the move."""
     with transaction.atomic():
         game = _lock_game(game_id)
-        seats = _seats(game)
-        seat = _seat_of(seats, player)
+        seat = game.seat_of(player)
         if seat is None:
             raise Forbidden("you are not seated in this game")
         if game.status != GameStatus.PLAYING:
@@ -306,7 +312,7 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
         state = GameState.from_snapshot(game.state)
         before = _to_act_key(state)
         try:
-            engine_events = engine.apply(state, seat.seat, move)
+            engine_events = engine.apply(state, seat, move)
         except EngineError as error:
             raise from_engine(error) from None
         now = timezone.now()
@@ -316,5 +322,5 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
         _finish_if_over(game, state, now)
         events = _append(game, _engine_items(engine_events), now)
         _save(game, ["state", "turn_deadline", "status", "winner", "finished_at"])
-        _record_results(seats, engine_events)
-    return Outcome(game, seats, events)
+        _record_results(game, engine_events)
+    return Outcome(game, events)

@@ -27,9 +27,10 @@ class BearerTokenAuthentication(BaseAuthentication):
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
             raise AuthenticationFailed("the Authorization header must be 'Bearer <token>'")
-        player = Player.objects.select_related("user").filter(token_hash=hash_token(token)).first()
-        if player is None:
-            raise AuthenticationFailed("unknown token")
+        try:
+            player = Player.objects.get(token_hash=hash_token(token))
+        except Player.DoesNotExist:
+            raise AuthenticationFailed("unknown token") from None
         return player, token
 
     def authenticate_header(self, request: Request) -> str:

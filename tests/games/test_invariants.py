@@ -402,3 +402,31 @@ def test_the_stored_state_equals_the_engine_rerun_from_the_seed_and_the_moves(
     assert [(e.type, e.seat, e.round, e.data) for e in stored] == [
         (e.type, e.seat, e.round, as_stored(e.data)) for e in replayed
     ]
+
+
+def _seating_from_rows(game_id: str) -> list[dict]:
+    seats = Seat.objects.filter(game_id=game_id).select_related("player").order_by("seat")
+    return [seat.seating_entry() for seat in seats]
+
+
+def test_the_seating_on_the_game_row_always_matches_the_seat_rows(
+    host: Persona, guest: Persona, outsider: Persona
+) -> None:
+    game_id = host.post("/games", {"max_players": 4}).json()["id"]
+    steps = [
+        lambda: guest.post(f"/games/{game_id}/join"),
+        lambda: outsider.post(f"/games/{game_id}/join"),
+        lambda: host.post(f"/games/{game_id}/bots", {"strategy": "greedy"}),
+        lambda: guest.post(f"/games/{game_id}/leave"),  # later seats move up
+        lambda: host.post(f"/games/{game_id}/start"),
+        lambda: outsider.post(f"/games/{game_id}/leave"),  # a bot takes the seat
+    ]
+    for step in steps:
+        assert step().status_code in (200, 201)
+        game = Game.objects.get(pk=game_id)
+        assert game.seating == _seating_from_rows(game_id)
+    assert [entry["bot"] for entry in Game.objects.get(pk=game_id).seating] == [
+        None,
+        "greedy",
+        "greedy",
+    ]

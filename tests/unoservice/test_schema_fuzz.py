@@ -144,7 +144,7 @@ def _is_positive(case: schemathesis.Case, location: ParameterLocation) -> bool:
 
 
 def _legal_moves(game: Game, persona: Persona) -> list[dict[str, Any]]:
-    view = selectors.game_view(game, selectors.game_seats(game), persona.player)
+    view = selectors.game_view(game, persona.player)
     return list((view["you"] or {}).get("legal_moves") or [])
 
 
