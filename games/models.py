@@ -13,6 +13,7 @@ from typing import Any
 from django.db import models
 
 from games.engine import GameState
+from games.fields import OpaqueJSONField
 from players.models import Player
 
 
@@ -48,7 +49,7 @@ class Game(models.Model):
     turn_timeout = models.PositiveIntegerField(null=True, blank=True)  # seconds
     rules = models.JSONField(default=dict)
     seed = models.BigIntegerField()
-    state = models.JSONField(null=True, blank=True)  # engine snapshot once started
+    state = OpaqueJSONField(null=True, blank=True)  # engine snapshot once started
     # Who sits where, by seat: [{"player": {"id", "name"} | null, "bot": str | null}].
     # The services keep it in step with the Seat rows in the same transaction, so that
     # a move or a view needs no join to seats and players.

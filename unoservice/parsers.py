@@ -1,4 +1,4 @@
-"""The JSON body parser, hardened: no input may turn into a 500."""
+"""Request parsing and content negotiation for a JSON-only API."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
+from rest_framework.negotiation import DefaultContentNegotiation
 
 
 class JSONParser(parsers.JSONParser):
@@ -15,3 +16,15 @@ class JSONParser(parsers.JSONParser):
         except RecursionError:
             # Pathologically nested arrays or objects exhaust the decoder's stack.
             raise ParseError("JSON parse error - nested too deeply") from None
+
+
+class JSONOnlyNegotiation(DefaultContentNegotiation):
+    """Every answer is JSON: skip weighing Accept headers on each request."""
+
+    def select_renderer(
+        self, request: Any, renderers: list[Any], format_suffix: str | None = None
+    ) -> tuple[Any, str]:
+        if format_suffix or len(renderers) > 1:  # e.g. the schema, as YAML or JSON
+            return super().select_renderer(request, renderers, format_suffix)
+        renderer = renderers[0]
+        return renderer, renderer.media_type

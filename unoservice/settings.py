@@ -119,6 +119,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "unoservice.parsers.JSONOnlyNegotiation",
     "EXCEPTION_HANDLER": "unoservice.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "unoservice.throttling.PlayerRateThrottle",
