@@ -6,6 +6,8 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from django.db import connection
+
 from games.engine import GameState, seat_view
 from games.engine.events import render_data, visible_data
 from games.models import Event, Game, GameStatus
@@ -34,11 +36,26 @@ def parse_game_id(raw: object) -> uuid.UUID:
         raise NotFound("no such game") from None
 
 
+def game_by_id(game_id: object, *, lock: bool = False) -> Game:
+    """One game row, optionally locked (``FOR UPDATE``) for the caller's transaction.
+
+    Raw SQL on purpose: every move and view read starts here, and compiling the
+    ORM's SELECT of this wide row costs more CPU than PostgreSQL spends running it.
+    """
+    pk = Game._meta.pk
+    assert pk is not None
+    quote = connection.ops.quote_name
+    sql = f"SELECT * FROM {quote(Game._meta.db_table)} WHERE {quote(pk.column)} = %s"
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    params = [pk.get_db_prep_value(pk.to_python(game_id), connection)]
+    for game in Game.objects.raw(sql, params):
+        return game
+    raise NotFound("no such game")
+
+
 def game_get(game_id: object) -> Game:
-    try:
-        return Game.objects.get(pk=parse_game_id(game_id))
-    except Game.DoesNotExist:
-        raise NotFound("no such game") from None
+    return game_by_id(parse_game_id(game_id))
 
 
 def player_json(player: Player | None) -> dict[str, Any] | None:

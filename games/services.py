@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import engine
+from games import engine, selectors
 from games.engine import EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import new_seed
 from games.models import BotStrategy, Event, Game, GameStatus, Seat, seating_entry
@@ -49,8 +50,8 @@ class Outcome:
 
 def _lock_game(game_id: Any) -> Game:
     try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError, TypeError):
+        return selectors.game_by_id(game_id, lock=True)
+    except (ValueError, TypeError, ValidationError):
         raise NotFound("no such game") from None
 
 
