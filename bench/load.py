@@ -22,7 +22,9 @@ keep-alive HTTP/1.1 connection each, standard library only):
    one row) back to back. It needs a server with ``BENCH_FLOOR=true``; without it
    the floor figures are null.
 
-Clients create their players before the clock starts. `ratio` is moves_per_s /
+With `--rounds N` (default 3) each phase is cut into N slices and the slices take
+turns (moves, floor, moves, floor, ...), so a drift in the machine's speed weighs on
+both alike. Clients create their players before the clock starts. `ratio` is moves_per_s /
 baseline_per_s and `p99_ratio` the move p99 over the floor's. A move answered with
 any non-2xx status other than a 409 race (``stale_version``, ``not_your_turn``) is
 an error and is counted by status and error code; no request is retried. The
@@ -416,6 +418,25 @@ def measured_phase(
     return result, {**cpu, **used}
 
 
+def _pool(
+    parts: list[tuple[PhaseResult, dict[str, float]]],
+) -> tuple[PhaseResult, dict[str, float]]:
+    """Several slices of one kind of phase, counted as one."""
+    tally = Tally()
+    cpu: dict[str, float] = {}
+    for result, used in parts:
+        tally.merge(result.tally)
+        for key, value in used.items():
+            cpu[key] = cpu.get(key, 0.0) + value
+    pooled = PhaseResult(
+        tally,
+        sum(result.seconds for result, _ in parts),
+        all(result.available for result, _ in parts),
+        sum(result.setup_failures for result, _ in parts),
+    )
+    return pooled, cpu
+
+
 def run(
     url: str,
     clients: int,
@@ -423,15 +444,35 @@ def run(
     seed: int = 1,
     floor: bool = True,
     probe: CpuProbe | None = None,
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """Both phases against the server at `url`; the figures as one dict. With a
-    `probe` (a spawned server), also the CPU milliseconds per measured request."""
-    moves, move_cpu = measured_phase(lambda i: MoveClient(url, i, seed), clients, seconds, probe)
+    `probe` (a spawned server), also the CPU milliseconds per measured request.
+
+    With `rounds` > 1 each phase is cut into that many slices, moves and floor
+    taking turns, so that a drift in the machine's speed (a busy neighbour, a
+    slower core) weighs on both sides alike instead of on whichever ran second.
+    """
+    slice_seconds = seconds / rounds
+    move_parts: list[tuple[PhaseResult, dict[str, float]]] = []
+    floor_parts: list[tuple[PhaseResult, dict[str, float]]] = []
+    for r in range(rounds):
+        round_seed = seed + 7919 * r
+        move_parts.append(
+            measured_phase(
+                lambda i, s=round_seed: MoveClient(url, i, s), clients, slice_seconds, probe
+            )
+        )
+        if floor:
+            floor_parts.append(
+                measured_phase(
+                    lambda i, s=round_seed: FloorClient(url, i, s), clients, slice_seconds, probe
+                )
+            )
+    moves, move_cpu = _pool(move_parts)
     base = None
     if floor:
-        base, base_cpu = measured_phase(
-            lambda i: FloorClient(url, i, seed), clients, seconds, probe
-        )
+        base, base_cpu = _pool(floor_parts)
     t = moves.tally
     result: dict[str, Any] = {
         "clients": clients,
@@ -540,6 +581,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="per phase")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-floor", action="store_true", help="skip the floor phase")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="cut each phase into this many slices, moves and floor taking turns",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--spawn",
@@ -551,8 +598,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="with --spawn")
     parser.add_argument("--threads", type=int, default=None, help="with --spawn")
     args = parser.parse_args(argv)
-    if args.clients < 1 or args.seconds <= 0:
-        parser.error("--clients and --seconds must be positive")
+    if args.clients < 1 or args.seconds <= 0 or args.rounds < 1:
+        parser.error("--clients, --seconds and --rounds must be positive")
 
     if args.spawn:
         import signal
@@ -578,10 +625,18 @@ def main(argv: list[str] | None = None) -> int:
                 args.seed,
                 floor=not args.no_floor,
                 probe=server,
+                rounds=args.rounds,
             )
             result["server"] = server.description
     else:
-        result = run(args.url, args.clients, args.seconds, args.seed, floor=not args.no_floor)
+        result = run(
+            args.url,
+            args.clients,
+            args.seconds,
+            args.seed,
+            floor=not args.no_floor,
+            rounds=args.rounds,
+        )
     print(json.dumps(result) if args.json else report(result))
     return 0 if result["moves"] else 1
 

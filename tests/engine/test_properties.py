@@ -37,6 +37,7 @@ from games.engine import (
     apply_timeout,
     legal_moves,
     new_game,
+    push,
 )
 from games.engine.moves import ACTIONS
 
@@ -133,10 +134,14 @@ class GameMachine(RuleBasedStateMachine):
             assert all(not legal_moves(self.state, s) for s in range(self.state.players))
 
     @invariant()
-    def every_listed_legal_move_applies(self) -> None:
+    def every_listed_legal_move_applies_and_push_agrees(self) -> None:
         for seat in range(self.state.players):
             for move in legal_moves(self.state, seat):
-                apply(self.state.copy(), seat, move)
+                checked, unchecked = self.state.copy(), self.state.copy()
+                events = apply(checked, seat, move)
+                unchecked.timeouts[seat] = 0  # apply's only extra: the seat acted itself
+                assert push(unchecked, seat, move) == events
+                assert unchecked.to_snapshot() == checked.to_snapshot()
 
     @invariant()
     def the_snapshot_round_trips_through_json(self) -> None:

@@ -1,0 +1,105 @@
+"""The greedy bot: one-move-deep heuristics a sound human player uses.
+
+- Catch a forgotten UNO at once; say UNO with the second-to-last card.
+- Keep wilds for when nothing else fits; play a Wild Draw Four only without a
+  card of the current colour (never caught bluffing) unless it is the last resort.
+- Stay in the colour it holds most; shed high-value cards first.
+- Hit a next player close to going out with Draw Two, Skip, Reverse or Wild Draw Four.
+- Challenge a Wild Draw Four when the odds favour it; stack and jump in when allowed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from games.bots.common import CHALLENGE_THRESHOLD, best_color, guilt_probability, to_act, with_uno
+from games.engine import Move, PlayerView
+from games.engine.cards import (
+    COLOR_OF,
+    DRAW_TWO,
+    IS_WILD,
+    KIND_OF,
+    NUMBER_OF,
+    POINTS_OF,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_DRAW_FOUR,
+)
+from games.engine.moves import ACCEPT, CHALLENGE
+
+
+def _score_play(view: PlayerView, move: Move) -> float:
+    card = move.card
+    assert card is not None
+    rest = list(view.hand)
+    rest.remove(card)
+    kind = KIND_OF[card]
+    players = view.players
+    next_seat = (view.seat + view.direction) % players
+    threat = view.card_counts[next_seat] <= 2
+
+    color_after = move.color if move.color is not None else COLOR_OF[card]
+    score = 2.0 * sum(1 for c in rest if COLOR_OF[c] == color_after)
+    score += POINTS_OF[card] / 10
+    if kind == WILD:
+        score -= 12
+    elif kind == WILD_DRAW_FOUR:
+        holds_color = any(COLOR_OF[c] == view.color for c in rest)
+        score -= 25 if holds_color else 9
+    if threat:
+        score += {
+            DRAW_TWO: 15,
+            SKIP: 12,
+            REVERSE: 8 if players > 2 else 12,
+            WILD_DRAW_FOUR: 25,
+        }.get(kind, 0)
+    if view.rules.seven_o and NUMBER_OF[card] == 7 and move.target is not None:
+        score += 3 * (len(rest) - view.card_counts[move.target])
+    elif view.rules.seven_o and NUMBER_OF[card] == 0:
+        giver = (view.seat - view.direction) % players
+        score += 2 * (len(rest) - view.card_counts[giver])
+    return score
+
+
+def _playable_choices(view: PlayerView, plays: list[Move]) -> list[Move]:
+    """One colour per wild (the best one for the hand left), every other play."""
+    chosen: list[Move] = []
+    for move in plays:
+        card = move.card
+        assert card is not None
+        if IS_WILD[card]:
+            rest = [c for c in view.hand if c != card]
+            if move.color != best_color(rest):
+                continue
+        chosen.append(move)
+    return chosen or plays
+
+
+def best_play(view: PlayerView, plays: list[Move], rng: random.Random) -> Move:
+    candidates = _playable_choices(view, plays)
+    scored = [(_score_play(view, m), rng.random(), m) for m in candidates]
+    return with_uno(view, max(scored, key=lambda item: (item[0], item[1]))[2])
+
+
+def choose(view: PlayerView, rng: random.Random) -> Move | None:
+    legal = list(view.legal_moves)
+    if not legal:
+        return None
+    for move in legal:
+        if move.action in ("catch_uno", "call_uno"):
+            return move
+    plays = [m for m in legal if m.action == "play"]
+    if to_act(view) != view.seat:
+        return best_play(view, plays, rng) if plays else None  # a jump-in
+    pending = view.pending
+    if pending is not None and pending.type == "challenge":
+        if plays:  # stacking: pass the sum on
+            return best_play(view, plays, rng)
+        return CHALLENGE if guilt_probability(view) > CHALLENGE_THRESHOLD else ACCEPT
+    if pending is not None and pending.type == "choose_color":
+        color = best_color(view.hand)
+        return next(m for m in legal if m.color == color)
+    if plays:
+        return best_play(view, plays, rng)
+    return legal[0]  # draw, or pass
