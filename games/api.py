@@ -48,7 +48,7 @@ def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
 
 def _view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
     player = current_player(request)
-    return Response(selectors.game_view(outcome.game, player), status=code)
+    return Response(selectors.game_view(outcome.game, player, outcome.state), status=code)
 
 
 def _move_response(outcome: services.Outcome, request: Request) -> Response:
@@ -56,7 +56,7 @@ def _move_response(outcome: services.Outcome, request: Request) -> Response:
     viewer = outcome.game.seat_of(player)
     return Response(
         {
-            "game": selectors.game_view(outcome.game, player),
+            "game": selectors.game_view(outcome.game, player, outcome.state),
             "events": selectors.events_json(outcome.events, viewer),
         }
     )

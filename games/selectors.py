@@ -71,9 +71,10 @@ def host_json(game: Game) -> dict[str, Any] | None:
     return player_json(game.host)
 
 
-def game_view(game: Game, viewer: Player | None) -> dict[str, Any]:
+def game_view(game: Game, viewer: Player | None, state: GameState | None = None) -> dict[str, Any]:
     """The game as `viewer` may see it: their own hand and legal moves, counts for
-    everyone else (a spectator view when they are not seated)."""
+    everyone else (a spectator view when they are not seated). `state`, when given,
+    is the game's engine state already decoded."""
     viewer_seat = game.seat_of(viewer)
     view: dict[str, Any] = {
         "id": str(game.pk),
@@ -96,7 +97,9 @@ def game_view(game: Game, viewer: Player | None) -> dict[str, Any]:
             None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
         )
         return view
-    table = seat_view(GameState.from_snapshot(game.state), viewer_seat)
+    if state is None:
+        state = GameState.from_snapshot(game.state)
+    table = seat_view(state, viewer_seat)
     playing = game.status == GameStatus.PLAYING
     if not playing and table["you"] is not None:
         table["you"]["legal_moves"] = []  # an abandoned game takes no more moves
