@@ -4,6 +4,7 @@ render. No rule of the game lives here."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import django_filters
@@ -155,20 +156,39 @@ class GameDetailView(APIView):
         return Response(selectors.game_view(game, current_player(request)))
 
 
-class GameJoinView(APIView):
-    @extend_schema(
-        request=None,
-        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={200: GameViewOut, **error_responses(400, 401, 404, 409, 422, 429)},
-    )
-    def post(self, request: Request, game_id: str) -> Response:
-        game_uuid = selectors.parse_game_id(game_id)
-        return idempotent(
-            request,
-            lambda: _view_response(
-                services.game_join(game_id=game_uuid, player=current_player(request)), request
-            ),
+def _seat_action_view(
+    service: Callable[..., services.Outcome], statuses: tuple[int, ...], summary: str
+) -> type[APIView]:
+    """A POST that changes who sits at the table and answers with the caller's view."""
+
+    class SeatActionView(APIView):
+        @extend_schema(
+            summary=summary,
+            request=None,
+            parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+            responses={200: GameViewOut, **error_responses(*statuses)},
         )
+        def post(self, request: Request, game_id: str) -> Response:
+            game_uuid = selectors.parse_game_id(game_id)
+            return idempotent(
+                request,
+                lambda: _view_response(
+                    service(game_id=game_uuid, player=current_player(request)), request
+                ),
+            )
+
+    return SeatActionView
+
+
+GameJoinView = _seat_action_view(
+    services.game_join, (400, 401, 404, 409, 422, 429), "Take the next free seat"
+)
+GameStartView = _seat_action_view(
+    services.game_start, (400, 401, 403, 404, 409, 422, 429), "Deal round 1 (host only)"
+)
+GameLeaveView = _seat_action_view(
+    services.game_leave, (400, 401, 403, 404, 409, 422, 429), "Leave; a bot takes a running seat"
+)
 
 
 class GameBotsView(APIView):
@@ -188,38 +208,6 @@ class GameBotsView(APIView):
             return _view_response(outcome, request, status.HTTP_201_CREATED)
 
         return idempotent(request, add_bot)
-
-
-class GameStartView(APIView):
-    @extend_schema(
-        request=None,
-        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={200: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
-    )
-    def post(self, request: Request, game_id: str) -> Response:
-        game_uuid = selectors.parse_game_id(game_id)
-        return idempotent(
-            request,
-            lambda: _view_response(
-                services.game_start(game_id=game_uuid, player=current_player(request)), request
-            ),
-        )
-
-
-class GameLeaveView(APIView):
-    @extend_schema(
-        request=None,
-        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={200: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
-    )
-    def post(self, request: Request, game_id: str) -> Response:
-        game_uuid = selectors.parse_game_id(game_id)
-        return idempotent(
-            request,
-            lambda: _view_response(
-                services.game_leave(game_id=game_uuid, player=current_player(request)), request
-            ),
-        )
 
 
 def _parse_move_body(data: Any) -> tuple[int, Move]:

@@ -21,6 +21,7 @@ from unoservice.fields import (
 )
 
 COLORS = ["red", "yellow", "green", "blue"]
+BOT_STRATEGIES = BotStrategy.values
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
@@ -56,7 +57,7 @@ class GameCreateIn(StrictSerializer):
 
 
 class BotIn(StrictSerializer):
-    strategy = serializers.ChoiceField(choices=BotStrategy.values)
+    strategy = serializers.ChoiceField(choices=BOT_STRATEGIES)
 
 
 class MoveIn(serializers.Serializer[Any]):
@@ -247,7 +248,7 @@ def _count_field(**kwargs: Any) -> serializers.IntegerField:
 class SeatOut(serializers.Serializer[Any]):
     seat = _seat_field()
     player = PlayerRefOut(allow_null=True)
-    bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
+    bot = serializers.ChoiceField(choices=BOT_STRATEGIES, allow_null=True)
     card_count = _count_field()
     score = _count_field()
     said_uno = serializers.BooleanField()
@@ -301,7 +302,7 @@ class GameViewOut(serializers.Serializer[Any]):
 class SummaryPlayerOut(serializers.Serializer[Any]):
     seat = _seat_field()
     player = PlayerRefOut(allow_null=True)
-    bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
+    bot = serializers.ChoiceField(choices=BOT_STRATEGIES, allow_null=True)
 
 
 class GameSummaryOut(serializers.Serializer[Any]):

@@ -144,6 +144,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # One schema name per choice set used in several places.
+    "ENUM_NAME_OVERRIDES": {
+        "Color": "games.serializers.COLORS",
+        "BotStrategy": "games.serializers.BOT_STRATEGIES",
+    },
 }
 
 # --- Celery -----------------------------------------------------------------------
