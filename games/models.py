@@ -12,7 +12,6 @@ from typing import Any
 
 from django.db import models
 
-from games.engine import GameState
 from games.fields import OpaqueJSONField
 from players.models import Player
 
@@ -70,9 +69,6 @@ class Game(models.Model):
     def __str__(self) -> str:
         return f"game {self.id} ({self.status})"
 
-    def engine_state(self) -> GameState | None:
-        return GameState.from_snapshot(self.state) if self.state is not None else None
-
     def seat_of(self, player: Player | None) -> int | None:
         """The seat `player` plays at (a seat handed to a bot is no longer theirs)."""
         if player is None:
@@ -117,20 +113,8 @@ class Seat(models.Model):
         who = self.player.name if self.player_id and self.player else self.bot
         return f"seat {self.seat}: {who}"
 
-    @property
-    def is_human(self) -> bool:
-        return self.bot is None
-
     def seating_entry(self) -> dict[str, Any]:
         return seating_entry(self.player if self.player_id is not None else None, self.bot)
-
-    def hand(self) -> list[int]:
-        """The card ids this seat holds now (from the game's snapshot)."""
-        state: dict[str, Any] | None = self.game.state
-        if state is None:
-            return []
-        hands: list[list[int]] = state["hands"]
-        return list(hands[self.seat]) if self.seat < len(hands) else []
 
 
 class Event(models.Model):

@@ -122,19 +122,6 @@ CARDS: Final = tuple(
 CARD_JSON: Final = tuple(card.to_json() for card in CARDS)
 
 
-def card(card_id: int) -> Card:
-    return CARDS[card_id]
-
-
 def card_json(card_id: int) -> dict[str, object]:
     """A fresh JSON dict for a card (a copy, so callers may not corrupt the table)."""
     return dict(CARD_JSON[card_id])
-
-
-def cards_of_code(code: str) -> tuple[int, ...]:
-    """Every card id printed with `code` (``"R5"`` has two, ``"W+4"`` four)."""
-    return tuple(c for c in range(DECK_SIZE) if CODE_OF[c] == code)
-
-
-def is_valid_id(value: object) -> bool:
-    return type(value) is int and 0 <= value < DECK_SIZE

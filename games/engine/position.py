@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .cards import CODE_OF, COLOR_BY_NAME, COLOR_OF, DECK_SIZE, NO_COLOR
-from .state import CLOCKWISE, GameConfig, GameState, Pending, Rules
+from .state import CLOCKWISE, GameConfig, GameState, Rules
 
 
 class _Deck:
@@ -76,11 +76,6 @@ def build_state(
     state.direction = direction
     if scores is not None:
         state.scores = list(scores)
-    return state
-
-
-def with_pending(state: GameState, pending: Pending) -> GameState:
-    state.pending = pending
     return state
 
 
