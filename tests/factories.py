@@ -6,6 +6,7 @@ games, `guest` joins them, `outsider` sits in none.
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -76,3 +77,35 @@ def make_persona(name: str) -> Persona:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     return Persona(player=player, token=token, client=client)
+
+
+def assert_error(response: Any, status: int, code: str | None) -> dict[str, Any]:
+    """An answer in API.md's error shape, with `status` and (unless None) `code`."""
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    body = json.loads(response.content)
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert isinstance(body["error"]["code"], str)
+    assert code is None or body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str)
+    assert body["error"]["message"]
+    assert isinstance(body["error"]["details"], dict)
+    return body["error"]  # type: ignore[no-any-return]
+
+
+def start_four_player_game(
+    players: list[Persona], seed: int, rules: dict[str, bool] | None = None
+) -> str:
+    """`players[0]` creates a one-round 4-player game, the others join, it starts."""
+    body: dict[str, Any] = {"max_players": 4, "target_score": 0, "seed": seed}
+    if rules is not None:
+        body["rules"] = rules
+    created = players[0].post("/games", body)
+    assert created.status_code == 201, created.json()
+    game_id: str = created.json()["id"]
+    for persona in players[1:]:
+        assert persona.post(f"/games/{game_id}/join").status_code == 200
+    started = players[0].post(f"/games/{game_id}/start")
+    assert started.status_code == 200, started.json()
+    return game_id

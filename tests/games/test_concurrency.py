@@ -20,7 +20,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from games.models import Event, Game, Seat
-from tests.factories import API, Persona, make_persona
+from tests.factories import API, Persona, make_persona, start_four_player_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -76,17 +76,6 @@ def summary(answers: list[Answer]) -> Counter[tuple[int, str | None]]:
 def assert_log_is_gap_free(game: Game) -> None:
     seqs = list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, game.last_seq + 1)), seqs
-
-
-def start_four_player_game(players: list[Persona], seed: int) -> str:
-    created = players[0].post("/games", {"max_players": 4, "target_score": 0, "seed": seed})
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for persona in players[1:]:
-        assert persona.post(f"/games/{game_id}/join").status_code == 200
-    started = players[0].post(f"/games/{game_id}/start")
-    assert started.status_code == 200, started.json()
-    return game_id
 
 
 def next_move(players: list[Persona], game_id: str) -> tuple[int, str, dict[str, Any]]:

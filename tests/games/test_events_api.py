@@ -12,20 +12,10 @@ from django.db import connection
 
 from games.engine.position import build_state
 from games.models import Game
-from tests.factories import API, Persona
+from tests.factories import API, Persona, assert_error
 
 EVENT_KEYS = {"seq", "at", "round", "type", "seat", "data"}
 R1 = 1
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def new_game(host: Persona, **body: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from games.models import Event, Game, Seat
-from tests.factories import API, GameFactory, Persona, make_persona
+from tests.factories import API, GameFactory, Persona, assert_error, make_persona
 
 VIEW_KEYS = {
     "id",
@@ -54,17 +54,6 @@ SUMMARY_KEYS = {"id", "status", "host", "players", "max_players", "rules", "crea
 RULE_NAMES = {"stacking", "seven_o", "jump_in", "draw_until_playable", "force_play"}
 DEFAULT_RULES = dict.fromkeys(RULE_NAMES, False)
 MOVE_ACTIONS = {"play", "draw", "pass", "choose_color", "call_uno", "catch_uno"}
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str)
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def new_game(host: Persona, **body: Any) -> dict[str, Any]:

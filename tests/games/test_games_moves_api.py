@@ -13,23 +13,12 @@ from games.engine.cards import CODE_OF, NO_COLOR
 from games.engine.position import build_state, card_in_hand
 from games.engine.state import GameState
 from games.models import Event, Game
-from tests.factories import API, Persona
+from tests.factories import API, Persona, assert_error
 
 R1, R2, R5, R7 = 1, 2, 5, 7  # ids: colour * 25 + k, k = 1..9 for the first 1-9
 W, W4 = 100, 104
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
 assert (CODE_OF[R1], CODE_OF[R7], CODE_OF[W], CODE_OF[W4]) == ("R1", "R7", "W", "W+4")
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str)
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def stamp(game_id: str) -> tuple[Any, ...]:

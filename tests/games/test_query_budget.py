@@ -14,22 +14,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.factories import Persona, make_persona
+from tests.factories import Persona, make_persona, start_four_player_game
 
 pytestmark = pytest.mark.django_db
 
 MAX_QUERIES_PER_MOVE = 8
-
-
-def start_four_player_game(players: list[Persona], seed: int) -> str:
-    created = players[0].post("/games", {"max_players": 4, "target_score": 0, "seed": seed})
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for persona in players[1:]:
-        assert persona.post(f"/games/{game_id}/join").status_code == 200
-    started = players[0].post(f"/games/{game_id}/start")
-    assert started.status_code == 200, started.json()
-    return game_id
 
 
 def actor_view(players: list[Persona], game_id: str) -> tuple[Persona, dict[str, Any]]:

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from games.models import Game
-from tests.factories import Persona, make_persona
+from tests.factories import Persona, make_persona, start_four_player_game
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 pytestmark = pytest.mark.django_db
@@ -217,19 +217,6 @@ def choose(view: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any
     if move["action"] == "play" and len(view["you"]["hand"]) == 2 and rng.random() < 0.5:
         move["uno"] = True
     return "/moves", move
-
-
-def start_four_player_game(players: list[Persona], seed: int, rules: dict[str, bool]) -> str:
-    created = players[0].post(
-        "/games", {"max_players": 4, "target_score": 0, "seed": seed, "rules": rules}
-    )
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for persona in players[1:]:
-        assert persona.post(f"/games/{game_id}/join").status_code == 200
-    started = players[0].post(f"/games/{game_id}/start")
-    assert started.status_code == 200, started.json()
-    return game_id
 
 
 def move_and_check(

@@ -11,21 +11,9 @@ from games.engine.position import build_state
 from games.engine.scoring import hand_points
 from games.models import Game
 from players.models import Player
-from tests.factories import API, Persona
+from tests.factories import API, Persona, assert_error
 
 STATS_KEYS = {"games_played", "games_won", "rounds_won", "points"}
-
-
-def assert_error(response: Any, status: int, code: str | None) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert code is None or body["error"]["code"] == code
-    assert isinstance(body["error"]["code"], str)
-    assert isinstance(body["error"]["message"], str)
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def create_player(client: APIClient, body: Any, **headers: str) -> Any:

@@ -11,22 +11,8 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from players.models import Player
-from tests.factories import API, Persona
+from tests.factories import API, Persona, assert_error
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
-
-
-def assert_error(response: Any, status: int, code: str | None) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"].startswith("application/json")
-    body = json.loads(response.content)
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert isinstance(body["error"]["code"], str)
-    assert code is None or body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str)
-    assert body["error"]["message"]
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def new_game(host: Persona, **body: Any) -> str:

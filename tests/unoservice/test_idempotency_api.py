@@ -16,21 +16,11 @@ from rest_framework.test import APIClient
 from games.engine.position import build_state
 from games.models import Event, Game, IdempotencyRecord, Seat
 from players.models import Player
-from tests.factories import API, Persona
+from tests.factories import API, Persona, assert_error
 from unoservice import idempotency
 
 R1 = 1
 KEY = "Idempotency-Key"
-
-
-def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "details"}
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["details"], dict)
-    return body["error"]
 
 
 def keyed(persona: Persona, path: str, body: Any, key: str) -> Any:
