@@ -17,9 +17,10 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from games.bots import STRATEGIES
-from games.engine import GameConfig, GameState, apply, new_game, player_view
+from games.engine import GameConfig, GameState, Move, apply, new_game, player_view
 
 MAX_STEPS = 100_000
 
@@ -49,7 +50,7 @@ def play_game(
 
 def _next_action(
     state: GameState, strategies: list[str], rng: random.Random, measured: int, tally: Tally
-):  # type: ignore[no-untyped-def]
+) -> tuple[int, Move]:
     to_act = state.to_act
     assert to_act is not None
     n = state.players
@@ -65,7 +66,14 @@ def _next_action(
     return to_act, move
 
 
-def _decide(state, seat, strategies, rng, measured, tally):  # type: ignore[no-untyped-def]
+def _decide(
+    state: GameState,
+    seat: int,
+    strategies: list[str],
+    rng: random.Random,
+    measured: int,
+    tally: Tally,
+) -> Move | None:
     view = player_view(state, seat)
     if not view.legal_moves:
         return None
@@ -106,7 +114,7 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def run(
     first: str, second: str, players: int, games: int, target_score: int, workers: int
-) -> dict[str, float]:
+) -> dict[str, Any]:
     chunks = [list(range(w, games, workers)) for w in range(workers)]
     started = time.perf_counter()
     if workers == 1:

@@ -157,13 +157,13 @@ def fast_policy(state: GameState, seat: int, rng: random.Random) -> Move:
     for move in moves:
         action = move.action
         if action == "play":
-            card = move.card
-            assert card is not None
-            if IS_WILD[card]:
+            played = move.card
+            assert played is not None
+            if IS_WILD[played]:
                 color = move.color if move.color is not None else 0
                 score = counts[color] * 0.5 + rng.random() * 0.1
             else:
-                score = 10 + counts[COLOR_OF[card]] + rng.random()
+                score = 10 + counts[COLOR_OF[played]] + rng.random()
         elif action == "choose_color":
             color = move.color if move.color is not None else 0
             score = counts[color] + rng.random() * 0.1

@@ -13,7 +13,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 def test_importing_the_engine_loads_no_django_module() -> None:
     code = (
         "import json, sys\n"
-        "import games.engine, games.engine.position\n"
+        "import games.engine, games.engine.position, games.bots\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     result = subprocess.run(
