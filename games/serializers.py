@@ -177,10 +177,6 @@ class MoveInScheme(OpenApiSerializerExtension):
         }
 
 
-class VersionIn(serializers.Serializer[Any]):
-    version = StrictIntegerField(min_value=0)
-
-
 class ChallengeIn(StrictSerializer):
     version = StrictIntegerField(min_value=0)
     challenge = StrictBooleanField()
