@@ -220,6 +220,20 @@ def _player_json(player: Player) -> dict[str, Any]:
     return {"player": {"id": str(player.pk), "name": player.name}}
 
 
+def _seat_next(
+    game: Game, player: Player | None, bot: str | None, event: tuple[str, dict[str, Any]]
+) -> list[Event]:
+    """Take the next free seat of the locked, waiting `game` and record it."""
+    number = len(game.seating)
+    if number >= game.max_players:
+        raise GameFull(f"all {game.max_players} seats are taken")
+    Seat.objects.create(game=game, seat=number, player=player, bot=bot)
+    game.seating = [*game.seating, seating_entry(player, bot)]
+    events = _append(game, [(event[0], number, event[1], None)], timezone.now())
+    _save(game, ["seating"])
+    return events
+
+
 def game_join(*, game_id: Any, player: Player) -> Outcome:
     """Seat `player` at the next free seat. Locks the game row.
 
@@ -231,15 +245,7 @@ def game_join(*, game_id: Any, player: Player) -> Outcome:
             return Outcome(game, [])
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
-        number = len(game.seating)
-        if number >= game.max_players:
-            raise GameFull(f"all {game.max_players} seats are taken")
-        Seat.objects.create(game=game, seat=number, player=player)
-        game.seating = [*game.seating, seating_entry(player, None)]
-        events = _append(
-            game, [("player_joined", number, _player_json(player), None)], timezone.now()
-        )
-        _save(game, ["seating"])
+        events = _seat_next(game, player, None, ("player_joined", _player_json(player)))
     return Outcome(game, events)
 
 
@@ -253,15 +259,7 @@ def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
             raise Forbidden("only the host can add bots")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("bots can only be added before the game starts")
-        number = len(game.seating)
-        if number >= game.max_players:
-            raise GameFull(f"all {game.max_players} seats are taken")
-        Seat.objects.create(game=game, seat=number, bot=strategy)
-        game.seating = [*game.seating, seating_entry(None, strategy)]
-        events = _append(
-            game, [("bot_added", number, {"strategy": strategy}, None)], timezone.now()
-        )
-        _save(game, ["seating"])
+        events = _seat_next(game, None, strategy, ("bot_added", {"strategy": strategy}))
     return Outcome(game, events)
 
 
