@@ -56,7 +56,11 @@ class Game(models.Model):
     # Grows by exactly one per accepted request; clients send it with every move.
     version = models.PositiveIntegerField(default=1)
     last_seq = models.PositiveIntegerField(default=0)
+    # When the human to act gets the default action (RULES.md, timeouts).
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the bot to act is due to move: its think time after the last change. The
+    # turn sweeper moves any bot left overdue, e.g. because its task died with a worker.
+    bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)

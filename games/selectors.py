@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -36,8 +37,9 @@ def parse_game_id(raw: object) -> uuid.UUID:
         raise NotFound("no such game") from None
 
 
-def game_by_id(game_id: object, *, lock: bool = False) -> Game:
+def game_by_id(game_id: object, *, lock: bool = False, skip_locked: bool = False) -> Game:
     """One game row, optionally locked (``FOR UPDATE``) for the caller's transaction.
+    With `skip_locked`, a row another transaction holds counts as not found.
 
     Raw SQL on purpose: every move and view read starts here, and compiling the
     ORM's SELECT of this wide row costs more CPU than PostgreSQL spends running it.
@@ -47,7 +49,7 @@ def game_by_id(game_id: object, *, lock: bool = False) -> Game:
     quote = connection.ops.quote_name
     sql = f"SELECT * FROM {quote(Game._meta.db_table)} WHERE {quote(pk.column)} = %s"
     if lock and connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
+        sql += " FOR UPDATE SKIP LOCKED" if skip_locked else " FOR UPDATE"
     params = [pk.get_db_prep_value(pk.to_python(game_id), connection)]
     for game in Game.objects.raw(sql, params):
         return game
@@ -166,3 +168,15 @@ def events_json(events: Iterable[Event], viewer_seat: int | None) -> list[dict[s
 
 def events_after(game: Game, after: int, limit: int) -> list[Event]:
     return list(Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit])
+
+
+def overdue_turns(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:
+    """(id, version) of running games whose human to act is past the deadline."""
+    rows = Game.objects.filter(status=GameStatus.PLAYING, turn_deadline__lte=now)
+    return list(rows.order_by("turn_deadline").values_list("id", "version")[:limit])
+
+
+def overdue_bots(before: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:
+    """(id, version) of running games whose bot to act was due before `before`."""
+    rows = Game.objects.filter(status=GameStatus.PLAYING, bot_due_at__lte=before)
+    return list(rows.order_by("bot_due_at").values_list("id", "version")[:limit])

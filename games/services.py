@@ -9,18 +9,21 @@ by exactly one. A rejected request raises a `ServiceError` and changes nothing.
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import F, Field
 from django.utils import timezone
 
-from games import engine, selectors
-from games.engine import EngineError, GameConfig, GameState, Move, Rules
-from games.engine.rng import new_seed
+from games import bots, dispatch, engine, selectors
+from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
+from games.engine.rng import derive, new_seed
 from games.models import BotStrategy, Event, Game, GameStatus, Seat, seating_entry
 from players.models import Player
 from unoservice.errors import (
@@ -28,13 +31,22 @@ from unoservice.errors import (
     GameFull,
     InvalidRequest,
     NotFound,
+    ServiceError,
     StaleVersion,
     WrongPhaseError,
     from_engine,
 )
 
-# The strategy that takes over the seat of a player who leaves a running game.
+log = logging.getLogger(__name__)
+
+# The strategy that takes over the seat of a player who leaves or keeps timing out.
 REPLACEMENT_BOT = BotStrategy.GREEDY
+# A countdown task fires this long after the deadline, so that it never finds the
+# deadline a hair in the future and does nothing.
+TIMER_SLACK = dt.timedelta(milliseconds=20)
+# Countdowns beyond this are left to the sweeper: a task held by a worker longer
+# than the broker's visibility timeout would be delivered twice.
+LONGEST_COUNTDOWN = dt.timedelta(minutes=30)
 
 
 @dataclass
@@ -49,9 +61,9 @@ class Outcome:
 # -- helpers ---------------------------------------------------------------------------
 
 
-def _lock_game(game_id: Any) -> Game:
+def _lock_game(game_id: Any, *, skip_locked: bool = False) -> Game:
     try:
-        return selectors.game_by_id(game_id, lock=True)
+        return selectors.game_by_id(game_id, lock=True, skip_locked=skip_locked)
     except (ValueError, TypeError, ValidationError):
         raise NotFound("no such game") from None
 
@@ -118,10 +130,72 @@ def _to_act_key(state: GameState) -> tuple[int | None, str | None]:
     return state.to_act, state.pending.type if state.pending is not None else None
 
 
-def _deadline(game: Game, now: dt.datetime) -> dt.datetime | None:
-    if game.status != GameStatus.PLAYING or game.turn_timeout is None:
-        return None
-    return now + dt.timedelta(seconds=game.turn_timeout)
+def _bot_at(game: Game, seat: int | None) -> str | None:
+    return None if seat is None else game.seating[seat]["bot"]
+
+
+def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+    """Arm the clock of whoever must act now: a human's turn deadline (kept while the
+    same decision is pending, so that moves out of turn do not extend it), or a bot's
+    due time, one think time away."""
+    seat = state.to_act if game.status == GameStatus.PLAYING else None
+    if seat is None:
+        game.turn_deadline = game.bot_due_at = None
+    elif _bot_at(game, seat) is not None:
+        game.turn_deadline = None
+        game.bot_due_at = now + dt.timedelta(seconds=settings.BOT_THINK_SECONDS)
+    else:
+        game.bot_due_at = None
+        if game.turn_timeout is None:
+            game.turn_deadline = None
+        elif turn_changed or game.turn_deadline is None:
+            game.turn_deadline = now + dt.timedelta(seconds=game.turn_timeout)
+
+
+def _bots_may_act(game: Game, state: GameState) -> bool:
+    """Whether a bot must move (its turn) or may (a catch, a call, a jump-in)."""
+    to_act = state.to_act
+    for seat, entry in enumerate(game.seating):
+        if entry["bot"] is not None and (seat == to_act or engine.legal_moves(state, seat)):
+            return True
+    return False
+
+
+def _schedule(game: Game, state: GameState) -> None:
+    """On commit, send the tasks the saved game calls for, each for this version."""
+    if game.status != GameStatus.PLAYING:
+        return
+    if game.turn_deadline is not None:
+        eta = game.turn_deadline + TIMER_SLACK
+        if eta - timezone.now() <= LONGEST_COUNTDOWN:
+            dispatch.send_on_commit(dispatch.TURN_TIMEOUT, game.pk, game.version, eta=eta)
+    if _bots_may_act(game, state):
+        think = settings.BOT_THINK_SECONDS
+        dispatch.send_on_commit(
+            dispatch.BOT_TURN, game.pk, game.version, countdown=think if think > 0 else None
+        )
+
+
+def _store(
+    game: Game,
+    state: GameState,
+    items: Sequence[tuple[str, int | None, dict[str, Any], int | None]],
+    now: dt.datetime,
+    *,
+    turn_changed: bool,
+    fields: Sequence[str] = (),
+) -> list[Event]:
+    """Save the locked game with its new state, append `items` and arm what comes next."""
+    game.state = state.to_snapshot()
+    _finish_if_over(game, state, now)
+    _set_timers(game, state, now, turn_changed=turn_changed)
+    events = _append(game, items, now)
+    _save(
+        game,
+        ["state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at", *fields],
+    )
+    _schedule(game, state)
+    return events
 
 
 def _save(game: Game, fields: list[str]) -> None:
@@ -178,7 +252,6 @@ def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
         game.status = GameStatus.FINISHED
         game.winner = state.winner
         game.finished_at = now
-        game.turn_deadline = None
 
 
 # -- lobby -----------------------------------------------------------------------------
@@ -192,8 +265,10 @@ def game_create(
     turn_timeout: int | None = None,
     rules: dict[str, bool] | None = None,
     seed: int | None = None,
+    host_plays: bool = True,
 ) -> Outcome:
-    """Create a waiting game with `host` at seat 0. Locks nothing: it only inserts."""
+    """Create a waiting game with `host` at seat 0 (or hosting from outside, for a
+    game among bots). Locks nothing: it only inserts."""
     try:
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
@@ -208,12 +283,40 @@ def game_create(
             turn_timeout=turn_timeout,
             rules=parsed_rules.to_json(),
             seed=new_seed() if seed is None else seed,
-            seating=[seating_entry(host, None)],
+            seating=[seating_entry(host, None)] if host_plays else [],
         )
-        Seat.objects.create(game=game, seat=0, player=host)
-        events = _append(game, [("player_joined", 0, _player_json(host), None)], now)
-        game.save(update_fields=["last_seq"])
+        events: list[Event] = []
+        if host_plays:
+            Seat.objects.create(game=game, seat=0, player=host)
+            events = _append(game, [("player_joined", 0, _player_json(host), None)], now)
+            game.save(update_fields=["last_seq"])
     return Outcome(game, events)
+
+
+def bot_match_start(
+    *,
+    host: Player,
+    strategies: Sequence[str],
+    target_score: int = 500,
+    rules: dict[str, bool] | None = None,
+    seed: int | None = None,
+) -> Outcome:
+    """Create and start a game among bots only, hosted by `host` from outside: a
+    soak test for operators, and a show to watch. Locks the new game row."""
+    if not 2 <= len(strategies) <= 10:
+        raise InvalidRequest("a game among bots needs 2 to 10 bots")
+    with transaction.atomic():
+        created = game_create(
+            host=host,
+            max_players=len(strategies),
+            target_score=target_score,
+            rules=rules,
+            seed=seed,
+            host_plays=False,
+        )
+        for strategy in strategies:
+            game_add_bot(game_id=created.game.pk, player=host, strategy=strategy)
+        return game_start(game_id=created.game.pk, player=host)
 
 
 def _player_json(player: Player) -> dict[str, Any]:
@@ -278,10 +381,9 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
         now = timezone.now()
         game.status = GameStatus.PLAYING
         game.started_at = now
-        game.state = state.to_snapshot()
-        game.turn_deadline = _deadline(game, now)
-        events = _append(game, _engine_items(engine_events), now)
-        _save(game, ["status", "started_at", "state", "turn_deadline"])
+        events = _store(
+            game, state, _engine_items(engine_events), now, turn_changed=True, fields=["started_at"]
+        )
     return Outcome(game, events, state)
 
 
@@ -301,7 +403,6 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
         items: list[tuple[str, int | None, dict[str, Any], int | None]] = [
             ("player_left", seat.seat, _player_json(player), _round_of(game))
         ]
-        fields = ["status", "host_id", "finished_at", "turn_deadline", "seating"]
         if game.status == GameStatus.WAITING:
             seat.delete()
             remaining = [s for s in seats if s.pk != seat.pk]
@@ -315,17 +416,30 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
                 if humans:
                     game.host_id = humans[0].player_id
         else:
-            seat.bot = REPLACEMENT_BOT
-            seat.save(update_fields=["bot"])
-            items.append(("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, _round_of(game)))
+            items.append(_hand_to_bot(seat, _round_of(game)))
+        game.seating = [s.seating_entry() for s in seats]
         if not any(s.player_id is not None and s.bot is None for s in seats):
             game.status = GameStatus.ABANDONED
             game.finished_at = now
-            game.turn_deadline = None
-        game.seating = [s.seating_entry() for s in seats]
-        events = _append(game, items, now)
-        _save(game, fields)
+        if game.state is None:
+            game.turn_deadline = game.bot_due_at = None
+            events = _append(game, items, now)
+            _save(game, ["status", "host_id", "finished_at", "seating", "turn_deadline"])
+        else:
+            state = GameState.from_snapshot(game.state)
+            events = _store(
+                game, state, items, now, turn_changed=False, fields=["host_id", "seating"]
+            )
     return Outcome(game, events)
+
+
+def _hand_to_bot(
+    seat: Seat, round_no: int | None
+) -> tuple[str, int | None, dict[str, Any], int | None]:
+    """Give a running game's seat to the replacement bot; the event that says so."""
+    seat.bot = REPLACEMENT_BOT
+    seat.save(update_fields=["bot"])
+    return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
 
 
 def _round_of(game: Game) -> int | None:
@@ -347,18 +461,136 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
             raise WrongPhaseError(f"the game is {game.status}")
         if version != game.version:
             raise StaleVersion(game.version)
+        return _play(game, GameState.from_snapshot(game.state), seat, move)
+
+
+def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
+    """Let the engine judge and apply `seat`'s move to the locked game, and save it.
+    The one path of every move, a human's or a bot's."""
+    before = _to_act_key(state)
+    try:
+        engine_events = engine.apply(state, seat, move)
+    except EngineError as error:
+        raise from_engine(error) from None
+    now = timezone.now()
+    events = _store(
+        game,
+        state,
+        _engine_items(engine_events),
+        now,
+        turn_changed=_to_act_key(state) != before,
+    )
+    _record_results(game, engine_events)
+    return Outcome(game, events, state)
+
+
+# -- bots and timers -------------------------------------------------------------------
+
+
+def bot_act(*, game_id: Any, version: int) -> Outcome | None:
+    """Make the next bot move of the game at `version`, if a bot has one.
+
+    Bots that may act out of turn (catch a forgotten UNO, jump in) go before the
+    bot whose turn it is, since its move would close their chance. The bot thinks
+    without a lock; then the game row is locked and the move applied only if the
+    game is still at `version`. Does nothing (returns None) when the game has moved
+    on, is not running, or no bot wants to move.
+    """
+    try:
+        game = selectors.game_by_id(game_id)
+    except (NotFound, ValueError, TypeError, ValidationError):
+        return None
+    if game.status != GameStatus.PLAYING or game.version != version:
+        return None
+    choice = _bot_choice(game, GameState.from_snapshot(game.state))
+    if choice is None:
+        return None
+    seat, move = choice
+    with transaction.atomic():
+        game = _lock_game(game_id)
+        if game.status != GameStatus.PLAYING or game.version != version:
+            return None
         state = GameState.from_snapshot(game.state)
-        before = _to_act_key(state)
         try:
-            engine_events = engine.apply(state, seat, move)
-        except EngineError as error:
-            raise from_engine(error) from None
+            return _play(game, state, seat, move)
+        except ServiceError:
+            # A bot asked for something the engine refused: a bug in the bot, but the
+            # game must go on. The bot to act falls back on its first legal move.
+            log.exception("bot at seat %s of game %s chose %s", seat, game.pk, move)
+            if seat != state.to_act:
+                return None
+            return _play(game, state, seat, engine.legal_moves(state, seat)[0])
+
+
+def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
+    to_act = state.to_act
+    if to_act is None:
+        return None
+    players = state.players
+    # Out-of-turn seats in turn order after the seat to act, that seat last.
+    for offset in range(1, players + 1):
+        seat = (to_act + offset) % players
+        strategy = game.seating[seat]["bot"]
+        if strategy is None or (seat != to_act and not engine.legal_moves(state, seat)):
+            continue
+        rng = random.Random(derive(game.seed, "bot", game.version, seat))
+        move = bots.choose(strategy, engine.player_view(state, seat), rng)
+        if move is not None:
+            return seat, move
+    return None
+
+
+def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+    """Give the human to act the default action once their deadline has passed
+    (RULES.md); the third timeout in a row hands the seat to a bot.
+
+    Locks the game row (with `skip_locked`, a game locked elsewhere is left for a
+    later sweep: whoever holds it is changing it). Does nothing (returns None) when
+    the game is not at `version`, not running, or the deadline is not yet due.
+    """
+    with transaction.atomic():
+        try:
+            game = _lock_game(game_id, skip_locked=skip_locked)
+        except NotFound:
+            return None
         now = timezone.now()
-        game.state = state.to_snapshot()
-        if _to_act_key(state) != before:
-            game.turn_deadline = _deadline(game, now)
-        _finish_if_over(game, state, now)
-        events = _append(game, _engine_items(engine_events), now)
-        _save(game, ["state", "turn_deadline", "status", "winner", "finished_at"])
+        if (
+            game.status != GameStatus.PLAYING
+            or game.version != version
+            or game.turn_deadline is None
+            or game.turn_deadline > now
+        ):
+            return None
+        state = GameState.from_snapshot(game.state)
+        seat = state.to_act
+        if seat is None or _bot_at(game, seat) is not None:
+            return None
+        engine_events = engine.apply_timeout(state)
+        items = _engine_items(engine_events)
+        fields: list[str] = []
+        if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:
+            taken = Seat.objects.get(game=game, seat=seat)
+            items.append(_hand_to_bot(taken, state.round))
+            seating = list(game.seating)
+            seating[seat] = {**seating[seat], "bot": taken.bot}
+            game.seating = seating
+            fields.append("seating")
+        events = _store(game, state, items, now, turn_changed=True, fields=fields)
         _record_results(game, engine_events)
     return Outcome(game, events, state)
+
+
+def sweep_overdue(*, bot_grace: dt.timedelta) -> tuple[int, int]:
+    """The backstop of the timers: apply every overdue turn timeout, and move every
+    bot overdue by more than `bot_grace` (its task was lost). Each game is locked
+    with skip_locked in its own transaction. Returns (timeouts, bot moves) applied."""
+    now = timezone.now()
+    timeouts = sum(
+        turn_timeout_apply(game_id=game_id, version=version, skip_locked=True) is not None
+        for game_id, version in selectors.overdue_turns(now)
+    )
+    moved = sum(
+        bot_act(game_id=game_id, version=version) is not None
+        for game_id, version in selectors.overdue_bots(now - bot_grace)
+    )
+    return timeouts, moved

@@ -12,8 +12,10 @@ when the environment variable ``CI`` is set, so that CI cannot pass by skipping.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
@@ -133,3 +135,41 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+# --- Tasks ------------------------------------------------------------------------
+
+
+@dataclass
+class SentTask:
+    name: str
+    game_id: str
+    version: int
+    countdown: float | None
+    eta: dt.datetime | None
+
+
+@pytest.fixture(autouse=True)
+def sent_tasks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[SentTask]:
+    """The tasks the code under test sent to the broker, kept here instead.
+
+    Tests marked ``worker`` send them for real, to the worker they run. Others set
+    no bot think time, as a developer running the service would not want in tests.
+    """
+    sent: list[SentTask] = []
+    if request.node.get_closest_marker("worker") is not None:
+        return sent
+    from django.conf import settings as django_settings
+
+    from games import dispatch
+
+    def record(
+        name: str, args: list[object], *, countdown: float | None, eta: dt.datetime | None
+    ) -> None:
+        game_id, version = args
+        assert isinstance(version, int)
+        sent.append(SentTask(name, str(game_id), version, countdown, eta))
+
+    monkeypatch.setattr(dispatch, "send", record)
+    monkeypatch.setattr(django_settings, "BOT_THINK_SECONDS", 0.0)
+    return sent

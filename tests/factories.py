@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from factory.django import DjangoModelFactory
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 
+from games import services
+from games.engine import GameConfig, GameState, Rules, new_game
 from games.models import Game, Seat
 from players.models import Player, hash_token
 
@@ -109,3 +112,44 @@ def start_four_player_game(
     started = players[0].post(f"/games/{game_id}/start")
     assert started.status_code == 200, started.json()
     return game_id
+
+
+# -- tables with bots and timers ---------------------------------------------------
+
+
+def seed_where(players: int, wanted: Callable[[GameState], bool]) -> int:
+    """A game seed whose first round starts the way `wanted` says."""
+    for seed in range(1, 10_000):
+        state, _ = new_game(GameConfig(players, 0, Rules()), seed)
+        if wanted(state):
+            return seed
+    raise AssertionError("no such seed")
+
+
+def table(
+    host: Persona,
+    bots: Sequence[str],
+    *,
+    seed: int,
+    turn_timeout: int | None = None,
+    humans: Sequence[Persona] = (),
+) -> Game:
+    """A started one-round game: `host` at seat 0, then `humans`, then `bots`."""
+    game = services.game_create(
+        host=host.player,
+        max_players=1 + len(humans) + len(bots),
+        target_score=0,
+        seed=seed,
+        turn_timeout=turn_timeout,
+    ).game
+    for persona in humans:
+        services.game_join(game_id=game.pk, player=persona.player)
+    for strategy in bots:
+        services.game_add_bot(game_id=game.pk, player=host.player, strategy=strategy)
+    return services.game_start(game_id=game.pk, player=host.player).game
+
+
+def human_to_act_game(host: Persona, guest: Persona, *, turn_timeout: int = 30) -> Game:
+    """A two-human game where the host is to act, with a turn deadline."""
+    seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
+    return table(host, [], seed=seed, humans=[guest], turn_timeout=turn_timeout)

@@ -130,6 +130,8 @@ def broker_config(url: str | None, base_dir: Path) -> tuple[str, dict[str, Any]]
             folder.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {key: str(path) for key, path in folders.items()}
         options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
+        # The directory is polled: every 0.1 s keeps a bot's reply prompt.
+        options["polling_interval"] = 0.1
         return "filesystem://localhost//", options
     return url, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 

@@ -167,7 +167,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# The backstop of the turn timers: a lost countdown task delays a timeout by at most
+# this much. A sweep that waited longer than one interval for a worker is dropped.
+TURN_SWEEP_SECONDS = env_float("TURN_SWEEP_SECONDS", 2.0)
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "sweep-overdue-turns": {
+        "task": "games.sweep_overdue",
+        "schedule": TURN_SWEEP_SECONDS,
+        "options": {"expires": TURN_SWEEP_SECONDS},
+    },
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Game service -----------------------------------------------------------------

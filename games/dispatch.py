@@ -1,0 +1,53 @@
+"""Sending game tasks to the Celery broker once the change that calls for them commits.
+
+A task is sent by name, so the services need not import the task module (which
+imports them). A send that fails (broker down) is logged and dropped: the change
+is committed already, and the turn sweeper moves any game left waiting.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from functools import partial
+
+from django.db import transaction
+
+from unoservice.celery import app
+
+log = logging.getLogger(__name__)
+
+BOT_TURN = "games.bot_turn"
+TURN_TIMEOUT = "games.turn_timeout"
+SWEEP = "games.sweep_overdue"
+
+
+def send(
+    name: str, args: list[object], *, countdown: float | None, eta: dt.datetime | None
+) -> None:
+    """Put one task on the broker now. Tests replace this to see what would be sent."""
+    try:
+        # No retries: a request must not hang on a broker outage.
+        app.send_task(name, args=args, countdown=countdown, eta=eta, retry=False)
+    except Exception:
+        log.exception("could not send %s%r; the sweeper will pick the game up", name, args)
+
+
+def send_on_commit(
+    name: str,
+    game_id: object,
+    version: int,
+    *,
+    countdown: float | None = None,
+    eta: dt.datetime | None = None,
+) -> None:
+    """Send `name(game_id, version)` when the current transaction commits."""
+    transaction.on_commit(
+        partial(_send, name, [str(game_id), version], countdown=countdown, eta=eta), robust=True
+    )
+
+
+def _send(
+    name: str, args: list[object], *, countdown: float | None, eta: dt.datetime | None
+) -> None:
+    send(name, args, countdown=countdown, eta=eta)  # looked up at call time, for tests

@@ -1,0 +1,40 @@
+"""Celery tasks: bot turns, turn timeouts and the sweeper that backs them up.
+
+Every task carries the game id and the version it was sent for, and calls a
+service that does nothing once the game has moved on: a task delivered twice, late,
+or again after its worker died, changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
+from games import dispatch, services
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name=dispatch.BOT_TURN)
+def bot_turn(game_id: str, version: int) -> bool:
+    """Make the next bot move of the game, if it is still at `version`."""
+    return services.bot_act(game_id=game_id, version=version) is not None
+
+
+@shared_task(name=dispatch.TURN_TIMEOUT)
+def turn_timeout(game_id: str, version: int) -> bool:
+    """Apply the timeout armed for `version`, if the game is still there."""
+    return services.turn_timeout_apply(game_id=game_id, version=version) is not None
+
+
+@shared_task(name=dispatch.SWEEP)
+def sweep_overdue() -> dict[str, int]:
+    """Apply overdue timeouts and move overdue bots (beat runs this every few seconds)."""
+    grace = dt.timedelta(seconds=settings.TURN_SWEEP_SECONDS)
+    timeouts, bot_moves = services.sweep_overdue(bot_grace=grace)
+    if timeouts or bot_moves:
+        log.info("sweep: %d timeouts applied, %d overdue bot moves", timeouts, bot_moves)
+    return {"timeouts": timeouts, "bot_moves": bot_moves}

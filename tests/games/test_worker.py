@@ -1,0 +1,250 @@
+"""Bots and timers on a real Celery worker and beat, over Redis and PostgreSQL.
+
+Each test starts its own worker (and beat) as subprocesses on the test database,
+commits its changes, and waits for the worker to play. The waits are bounds on a
+stall, never measures of speed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from games import services
+from games.engine import GameState
+from games.engine.cards import DECK_SIZE
+from games.models import Event, Game, GameStatus
+from tests.factories import seed_where, table
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def database_url() -> str:
+    db = settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class CeleryProcesses:
+    """A worker and beat on the test database; logs go to files under `folder`."""
+
+    def __init__(self, folder: Path, think_seconds: float) -> None:
+        self.folder = folder
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
+            "BOT_THINK_SECONDS": str(think_seconds),
+            "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+        }
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.started = 0
+
+    def _spawn(self, name: str, *argv: str) -> None:
+        self.started += 1
+        log = (self.folder / f"{name}-{self.started}.log").open("wb")
+        self.processes[name] = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "unoservice", *argv],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a kill reaches the pool too
+        )
+
+    def start_worker(self) -> None:
+        self._spawn(
+            "worker",
+            "worker",
+            "--loglevel=INFO",
+            "--concurrency=2",
+            "--without-gossip",
+            "--without-mingle",
+            "--hostname",
+            f"test-{uuid.uuid4().hex[:8]}@%h",
+        )
+
+    def start_beat(self) -> None:
+        schedule = self.folder / f"beat-schedule-{self.started}"
+        self._spawn("beat", "beat", "--loglevel=INFO", "--schedule", str(schedule))
+
+    def kill_worker(self) -> None:
+        process = self.processes.pop("worker")
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        self.processes.clear()
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"--- {path.name}\n{path.read_text(errors='replace')[-4000:]}"
+            for path in sorted(self.folder.glob("*.log"))
+        )
+
+
+def purge_broker() -> None:
+    from unoservice.celery import app
+
+    app.control.purge()
+
+
+@pytest.fixture
+def celery_processes(tmp_path: Path, settings: Any) -> Iterator[Callable[[float], CeleryProcesses]]:
+    """Start a worker and beat with the given bot think time (the test's own too)."""
+    running: list[CeleryProcesses] = []
+
+    def start(think_seconds: float = 0.0) -> CeleryProcesses:
+        settings.BOT_THINK_SECONDS = think_seconds
+        purge_broker()
+        processes = CeleryProcesses(tmp_path, think_seconds)
+        running.append(processes)
+        processes.start_worker()
+        processes.start_beat()
+        return processes
+
+    yield start
+    for processes in running:
+        processes.stop()
+    connection.close()
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float, what: str, procs: Any) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"{what}: not within {seconds} s\n{procs.logs()}")
+
+
+def reload(game: Game) -> Game:
+    return Game.objects.get(pk=game.pk)
+
+
+def state_of(game: Game) -> GameState:
+    return GameState.from_snapshot(reload(game).state)
+
+
+def assert_log_is_whole(game: Game) -> list[Event]:
+    game = reload(game)
+    events = list(Event.objects.filter(game=game).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, game.last_seq + 1))
+    return events
+
+
+def test_after_the_humans_move_the_bots_play_until_it_is_the_humans_turn(host, celery_processes):
+    procs = celery_processes(0.0)
+    seed = seed_where(4, lambda s: s.to_act == 0 and s.pending is None)
+    game = table(host, ["greedy", "random", "expert"], seed=seed)
+    assert state_of(game).to_act == 0
+    view = host.get(f"/games/{game.pk}").json()
+    move = view["you"]["legal_moves"][0]
+    answer = host.move(game.pk, view["version"], **move)
+    assert answer.status_code == 200, answer.json()
+    after_move = answer.json()["game"]["last_seq"]
+
+    def humans_turn_again() -> bool:
+        current = reload(game)
+        return current.status != GameStatus.PLAYING or (
+            current.version > view["version"] + 1 and state_of(game).to_act == 0
+        )
+
+    wait_for(humans_turn_again, 60, "the bots did not hand the turn back", procs)
+    events = assert_log_is_whole(game)
+    by_bots = {e.seat for e in events[after_move:] if e.seat is not None and e.seat != 0}
+    assert by_bots  # the bots moved, through the worker
+    if reload(game).status == GameStatus.PLAYING:
+        time.sleep(1.0)  # a bot that wrongly played on would show up now
+        assert state_of(game).to_act == 0
+        assert reload(game).last_seq == events[-1].seq
+
+
+def test_four_bots_play_a_game_to_the_end_unattended(host, celery_processes):
+    procs = celery_processes(0.0)
+    game = services.bot_match_start(
+        host=host.player,
+        strategies=["greedy", "random", "expert", "greedy"],
+        target_score=0,
+        seed=2024,
+    ).game
+    wait_for(lambda: reload(game).status == GameStatus.FINISHED, 120, "no end", procs)
+    events = assert_log_is_whole(game)
+    finished = reload(game)
+    assert finished.winner is not None
+    assert [e.type for e in events].count("game_ended") == 1
+    assert events[-1].type == "game_ended"
+    assert finished.bot_due_at is None
+    assert finished.turn_deadline is None
+
+
+def test_a_five_second_turn_timeout_fires_and_is_applied_once(host, guest, celery_processes):
+    procs = celery_processes(0.0)
+    seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
+    game = table(host, [], seed=seed, humans=[guest], turn_timeout=5)
+    deadline = reload(game).turn_deadline
+    assert deadline is not None
+
+    def timed_out() -> bool:
+        return Event.objects.filter(game=game, type="turn_timed_out").exists()
+
+    wait_for(timed_out, 15, "the timeout was not applied", procs)
+    (event,) = Event.objects.filter(game=game, type="turn_timed_out")
+    assert event.seat == 0
+    assert event.data == {"timeouts": 1}
+    assert event.at >= deadline
+    # Both the countdown and later sweeps have had their chance to apply it again.
+    time.sleep(3.0)
+    assert Event.objects.filter(game=game, type="turn_timed_out").count() == 1
+    now_playing = reload(game)
+    assert now_playing.turn_deadline is not None
+    assert now_playing.turn_deadline > deadline
+    assert_log_is_whole(game)
+
+
+def test_a_killed_worker_loses_no_bot_turn_and_doubles_none(host, celery_processes):
+    procs = celery_processes(0.05)
+    game = services.bot_match_start(
+        host=host.player, strategies=["greedy"] * 4, target_score=0, seed=77
+    ).game
+    wait_for(lambda: reload(game).last_seq >= 25, 60, "the bots did not start", procs)
+    procs.kill_worker()  # SIGKILL to the whole worker, with bot turns under way
+    at_kill = reload(game)
+    assert at_kill.status == GameStatus.PLAYING
+    time.sleep(0.5)
+    assert reload(game).version == at_kill.version  # nothing else plays
+    procs.start_worker()
+    wait_for(lambda: reload(game).status == GameStatus.FINISHED, 120, "no end", procs)
+    events = assert_log_is_whole(game)
+    assert [e.type for e in events].count("game_ended") == 1
+    final = state_of(game)
+    cards = [c for hand in final.hands for c in hand] + final.draw_pile + final.discard
+    assert sorted(cards) == list(range(DECK_SIZE))
