@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors, services
+from games import replay, selectors, services
 from games.engine import MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.models import Game, GameStatus
@@ -28,11 +28,14 @@ from games.serializers import (
     GameCreateIn,
     GameSummaryOut,
     GameViewOut,
+    LogOut,
     MoveIn,
     MoveResultOut,
+    ReplayOut,
+    ReplayQuery,
 )
 from players.auth import current_player
-from unoservice.errors import InvalidRequest
+from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
 from unoservice.idempotency import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
@@ -291,3 +294,48 @@ class GameEventsView(APIView):
                 "last_seq": last_seq,
             }
         )
+
+
+class GameLogView(APIView):
+    @extend_schema(
+        parameters=[GAME_ID, *COMMON_HEADERS],
+        responses={200: LogOut, **error_responses(401, 404, 429)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        """The whole log: redacted for the caller while the game runs; complete, with
+        every card and seed, once it is over, and always for staff."""
+        game = selectors.game_get(game_id)
+        player = current_player(request)
+        complete = selectors.log_is_complete(game) or player.is_staff
+        viewer = game.seat_of(player)
+        events = selectors.all_events(game)
+        return Response(
+            {
+                "game": selectors.game_summary(game),
+                "complete": complete,
+                "seed": game.seed if complete else None,
+                "seeds": replay.round_seeds(game) if complete else None,
+                "events": [selectors.event_json(e, viewer, complete=complete) for e in events],
+            }
+        )
+
+
+class GameReplayView(APIView):
+    @extend_schema(
+        parameters=[GAME_ID, ReplayQuery, *COMMON_HEADERS],
+        responses={200: ReplayOut, **error_responses(400, 401, 403, 404, 429)},
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        """The full table after event `seq`, re-made from the log: for games that are
+        over, and for staff."""
+        game = selectors.game_get(game_id)
+        if not (selectors.log_is_complete(game) or current_player(request).is_staff):
+            raise Forbidden("the replay of a running game is for staff only")
+        seq = _validated(ReplayQuery, request.query_params.dict())["seq"]
+        if seq > game.last_seq:
+            raise NotFound(f"the log ends at seq {game.last_seq}")
+        try:
+            table = replay.table_after(game, seq)
+        except replay.ReplayMismatch as error:
+            raise LogCorrupt(f"the log cannot be replayed: {error}") from None
+        return Response(table.to_json())

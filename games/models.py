@@ -56,6 +56,8 @@ class Game(models.Model):
     # Grows by exactly one per accepted request; clients send it with every move.
     version = models.PositiveIntegerField(default=1)
     last_seq = models.PositiveIntegerField(default=0)
+    # Moves and timeouts applied since the start: the game's length in turns.
+    moves = models.PositiveIntegerField(default=0)
     # When the human to act gets the default action (RULES.md, timeouts).
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the bot to act is due to move: its think time after the last change. The

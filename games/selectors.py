@@ -166,6 +166,10 @@ def events_json(events: Iterable[Event], viewer_seat: int | None) -> list[dict[s
     return [event_json(event, viewer_seat) for event in events]
 
 
+def all_events(game: Game) -> list[Event]:
+    return list(Event.objects.filter(game=game).order_by("seq"))
+
+
 def events_after(game: Game, after: int, limit: int) -> list[Event]:
     return list(Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit])
 

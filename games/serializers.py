@@ -15,6 +15,7 @@ from games.engine.cards import DECK_SIZE, IS_WILD, NUMBER_OF
 from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
 from games.models import BotStrategy, GameStatus
 from unoservice.fields import (
+    QueryIntegerField,
     StrictBooleanField,
     StrictIntegerField,
     StrictSerializer,
@@ -332,6 +333,7 @@ EVENT_TYPES = [
     "turn_timed_out",
     "round_ended",
     "game_ended",
+    "game_abandoned",  # an operator ended the game: data {"reason"}
 ]
 
 
@@ -352,3 +354,40 @@ class MoveResultOut(serializers.Serializer[Any]):
 class EventsPageOut(serializers.Serializer[Any]):
     events = EventOut(many=True)
     last_seq = _count_field()
+
+
+class LogOut(serializers.Serializer[Any]):
+    game = GameSummaryOut()
+    complete = serializers.BooleanField(
+        help_text="true once the game is over (and always for staff): every card shown"
+    )
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="the game's seed; null while the log is redacted"
+    )
+    seeds = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="each round's seed, round 1 first; null while the log is redacted",
+    )
+    events = EventOut(many=True)
+
+
+class ReplayQuery(serializers.Serializer[Any]):
+    seq = QueryIntegerField(min_value=1, help_text="show the table after this event")
+
+
+class ReplayOut(serializers.Serializer[Any]):
+    seq = serializers.IntegerField(min_value=1)
+    round = serializers.IntegerField(min_value=1, allow_null=True)
+    dealer = _seat_field(required=False)
+    hands = serializers.DictField(
+        child=CardOut(many=True), help_text="every hand, by seat number (a string key)"
+    )
+    draw_pile = CardOut(many=True, help_text="the next card to draw first")
+    discard_pile = CardOut(many=True, help_text="the top card last")
+    top_card = CardOut(required=False, allow_null=True)
+    current_seat = _seat_field(allow_null=True)
+    current_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
+    pending = PendingOut(allow_null=True)
+    scores = serializers.ListField(child=serializers.IntegerField(min_value=0))

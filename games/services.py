@@ -442,6 +442,22 @@ def _hand_to_bot(
     return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
 
 
+def game_abandon(*, game_id: Any, reason: str) -> Outcome:
+    """End a waiting or running game without a winner, for an operator (`reason`
+    is recorded in the `game_abandoned` event). Locks the game row."""
+    with transaction.atomic():
+        game = _lock_game(game_id)
+        if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
+            raise WrongPhaseError(f"the game is {game.status}")
+        now = timezone.now()
+        game.status = GameStatus.ABANDONED
+        game.finished_at = now
+        game.turn_deadline = game.bot_due_at = None
+        events = _append(game, [("game_abandoned", None, {"reason": reason}, _round_of(game))], now)
+        _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at"])
+    return Outcome(game, events)
+
+
 def _round_of(game: Game) -> int | None:
     return game.state["round"] if game.state is not None else None
 
@@ -473,12 +489,14 @@ def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
     except EngineError as error:
         raise from_engine(error) from None
     now = timezone.now()
+    game.moves += 1
     events = _store(
         game,
         state,
         _engine_items(engine_events),
         now,
         turn_changed=_to_act_key(state) != before,
+        fields=["moves"],
     )
     _record_results(game, engine_events)
     return Outcome(game, events, state)
@@ -567,7 +585,8 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
             return None
         engine_events = engine.apply_timeout(state)
         items = _engine_items(engine_events)
-        fields: list[str] = []
+        game.moves += 1
+        fields = ["moves"]
         if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:
             taken = Seat.objects.get(game=game, seat=seat)
             items.append(_hand_to_bot(taken, state.round))

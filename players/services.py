@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.db import transaction
 
@@ -36,3 +37,13 @@ def player_create(*, name: str) -> tuple[Player, str]:
     with transaction.atomic():
         player = Player.objects.create(name=clean_player_name(name), token_hash=hash_token(token))
     return player, token
+
+
+def player_link_user(*, player_id: object, user: Any) -> Player:
+    """Link a player to a Django user (or unlink, with None): a staff user's player
+    reads complete logs. Locks the player row."""
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        player.user = user
+        player.save(update_fields=["user"])
+    return player

@@ -5,6 +5,7 @@ Markers (registered in pyproject.toml):
 - ``@pytest.mark.postgres``: the test needs the default database to be PostgreSQL.
 - ``@pytest.mark.redis``: the test needs a Redis server, at ``CELERY_BROKER_URL``
   when that is a Redis URL, else at ``REDIS_URL``. The ``redis_url`` fixture gives it.
+- ``@pytest.mark.browser``: the test drives Debian's headless Chromium.
 
 When the service is missing, the test is skipped on a developer's machine but fails
 when the environment variable ``CI`` is set, so that CI cannot pass by skipping.
@@ -74,7 +75,21 @@ def redis_missing() -> str | None:
     return None
 
 
-SERVICE_CHECKS = {"postgres": postgres_missing, "redis": redis_missing}
+CHROMIUM = "/usr/bin/chromium"  # Debian's package; a browser test never downloads one
+
+
+def chromium_missing() -> str | None:
+    """Why no headless Chromium can be launched, or None when Debian's is installed."""
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"needs Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+SERVICE_CHECKS = {
+    "postgres": postgres_missing,
+    "redis": redis_missing,
+    "browser": chromium_missing,
+}
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -173,3 +188,8 @@ def sent_tasks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(dispatch, "send", record)
     monkeypatch.setattr(django_settings, "BOT_THINK_SECONDS", 0.0)
     return sent
+
+
+# --- A real worker (tests marked ``worker``) --------------------------------------
+
+from tests.workers import celery_processes  # noqa: E402, F401  (registers the fixture)

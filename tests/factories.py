@@ -153,3 +153,29 @@ def human_to_act_game(host: Persona, guest: Persona, *, turn_timeout: int = 30) 
     """A two-human game where the host is to act, with a turn deadline."""
     seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
     return table(host, [], seed=seed, humans=[guest], turn_timeout=turn_timeout)
+
+
+def play_out(game: Game, humans: dict[int, Persona], *, max_steps: int = 5000) -> Game:
+    """Play `game` to its end: bots through the service a worker calls, the humans at
+    `humans` (seat -> persona) through the API, each sending its first play if it has
+    one, else its first legal move."""
+    for _ in range(max_steps):
+        game = Game.objects.get(pk=game.pk)
+        if game.status != "playing":
+            return game
+        if services.bot_act(game_id=game.pk, version=game.version) is not None:
+            continue
+        state = GameState.from_snapshot(game.state)
+        seat = state.to_act
+        assert seat is not None
+        assert seat in humans, f"seat {seat} is to act but is neither a bot nor given"
+        view = humans[seat].get(f"/games/{game.pk}").json()
+        moves = [m for m in view["you"]["legal_moves"] if m["action"] not in ("catch_uno",)]
+        move = next((m for m in moves if m["action"] == "play"), moves[0])
+        if move["action"] in ("challenge", "accept"):
+            body = {"version": view["version"], "challenge": move["action"] == "challenge"}
+            answer = humans[seat].post(f"/games/{game.pk}/challenge", body)
+        else:
+            answer = humans[seat].move(game.pk, view["version"], **move)
+        assert answer.status_code == 200, answer.json()
+    raise AssertionError(f"game {game.pk} did not end in {max_steps} steps")

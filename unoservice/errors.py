@@ -87,6 +87,13 @@ class ServiceUnavailable(ServiceError):
     status, code = 503, "service_unavailable"
 
 
+class LogCorrupt(ServiceError):
+    """A stored log the engine cannot re-make: the database was edited by hand. Not
+    something a request can cause, so the one 5xx that names its reason."""
+
+    status, code = 500, "log_corrupt"
+
+
 def from_engine(error: EngineError) -> ServiceError:
     """The service error for an engine rejection (the engine knows no HTTP)."""
     if isinstance(error, MalformedMove):

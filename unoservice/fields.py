@@ -15,6 +15,16 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+class QueryIntegerField(serializers.IntegerField):
+    """An integer in a query string: ASCII digits only (Python's int() would also
+    take Arabic-Indic digits, " 7" or "1_000")."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not data.isascii() or not data.isdigit():
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
 class StrictBooleanField(serializers.BooleanField):
     def to_internal_value(self, data: Any) -> bool:
         if type(data) is not bool:

@@ -75,10 +75,15 @@ def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
     """Deal round 1 of a new game. Same config and seed, same game."""
     state = GameState(config, seed)
     events: list[Event] = []
-    first_dealer = derive(round_seed(seed, 1), "dealer") % config.players
+    start_game(state, events)
+    return state, events
+
+
+def start_game(state: GameState, events: list[Event]) -> None:
+    """Deal round 1 on a fresh `state`, appending what happens to `events`."""
+    first_dealer = derive(round_seed(state.seed, 1), "dealer") % state.players
     events.append(Event("game_started", None, {"dealer": first_dealer}, 1))
     _start_round(state, first_dealer, events)
-    return state, events
 
 
 def _shuffle_seed(state: GameState) -> int:
@@ -155,7 +160,8 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
     if kind == DRAW_TWO:
         _draw(state, left, 2, "first_card", events)
         events.append(Event("player_skipped", left, {}, state.round))
-    events.extend(after)
+    for event in after:  # one by one: a replay checks each as it is added
+        events.append(event)
 
 
 # -- legal moves ----------------------------------------------------------------------
@@ -242,8 +248,11 @@ def is_legal(state: GameState, seat: int, move: Move) -> bool:
 # -- applying -------------------------------------------------------------------------
 
 
-def apply(state: GameState, seat: int, move: Move) -> list[Event]:
-    """Apply `seat`'s `move` to `state` in place and return the events it caused.
+def apply(
+    state: GameState, seat: int, move: Move, *, into: list[Event] | None = None
+) -> list[Event]:
+    """Apply `seat`'s `move` to `state` in place and return the events it caused
+    (appended to `into` when given).
 
     Raises `MalformedMove` for a move no game could accept, and `IllegalMove` (or its
     `NotYourTurn` / `WrongPhase` subclasses) when this state forbids it; either way
@@ -254,7 +263,7 @@ def apply(state: GameState, seat: int, move: Move) -> list[Event]:
     if move.without_uno() not in legal_moves(state, seat):
         raise _why_illegal(state, seat, move)
     state.timeouts[seat] = 0
-    events: list[Event] = []
+    events: list[Event] = [] if into is None else into
     _perform(state, seat, move, events)
     return events
 
@@ -573,7 +582,7 @@ def most_common_color(hand: list[int]) -> int:
     return counts.index(max(counts))
 
 
-def apply_timeout(state: GameState) -> list[Event]:
+def apply_timeout(state: GameState, *, into: list[Event] | None = None) -> list[Event]:
     """The default action for the seat to act, whose deadline has passed.
 
     Accept a pending Wild Draw Four; choose the most common colour; otherwise draw
@@ -584,7 +593,8 @@ def apply_timeout(state: GameState) -> list[Event]:
     if seat is None:
         raise WrongPhase("the game is over")
     state.timeouts[seat] += 1
-    events = [Event("turn_timed_out", seat, {"timeouts": state.timeouts[seat]}, state.round)]
+    events: list[Event] = [] if into is None else into
+    events.append(Event("turn_timed_out", seat, {"timeouts": state.timeouts[seat]}, state.round))
     pending = state.pending
     if pending is None:
         if not can_draw(state):

@@ -1,9 +1,10 @@
 """A player never receives another player's hand or drawn cards while the game runs.
 
 Four humans play whole one-round games through the API. Before every move each of
-them (and a spectator) reads what a client can read: the game view, the event log
-and the game list; the mover also gets the move response. Every card id anywhere in
-those answers is checked against where the cards really are (`Game.state["hands"]`).
+them (and a spectator) reads what a client can read: the game view, the events, the
+whole log, the replay (refused while the game runs) and the game list; the mover
+also gets the move response. Every card id anywhere in those answers is checked
+against where the cards really are (`Game.state["hands"]`).
 
 The log is history: an event may show a card that was public or the reader's own
 *when the event happened* (a card drawn, played, reshuffled and drawn again by
@@ -198,6 +199,16 @@ def check_everything_a_reader_sees(
             lobby = persona.get("/games")
             assert lobby.status_code == 200, lobby.json()
             assert_no_leak(lobby.json(), others(hands, seat), who, "GET /games")
+            log = persona.get(f"/games/{game_id}/log")
+            assert log.status_code == 200, log.json()
+            assert log.json()["complete"] is False
+            assert log.json()["seed"] is None  # the seed would deal every hand
+            assert log.json()["seeds"] is None
+            assert [e["seq"] for e in log.json()["events"]] == list(range(1, game.last_seq + 1))
+            check_events(log.json()["events"], seat, table, f"{who} (log)")
+            assert_no_leak(log.json()["game"], others(hands, seat), who, "the log's game")
+            table_now = persona.get(f"/games/{game_id}/replay", seq=game.last_seq)
+            assert table_now.status_code == 403, table_now.json()
     return views
 
 

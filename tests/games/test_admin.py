@@ -1,0 +1,148 @@
+"""The staff dashboard: games listed and searchable, a game with its seats and log,
+the replay viewer, the overview, and actions that go through the services."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from games.models import Event, Game, GameStatus
+from tests.factories import play_out, table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def finished(host) -> Game:
+    return play_out(table(host, ["greedy", "random"], seed=31), {0: host})
+
+
+@pytest.fixture
+def running(guest) -> Game:
+    return table(guest, ["expert"], seed=32)
+
+
+def changelist(admin_client, **params: str) -> str:
+    answer = admin_client.get(reverse("admin:games_game_changelist"), params)
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def test_the_game_list_shows_status_players_round_and_version(admin_client, finished, running):
+    page = changelist(admin_client)
+    assert str(finished.pk)[:8] in page
+    assert str(running.pk)[:8] in page
+    assert "Host, greedy bot, random bot" in page
+    assert "Guest, expert bot" in page
+    assert "column-version" in page
+    assert "column-round" in page
+    assert "column-updated_at" in page
+
+
+def test_games_are_found_by_a_players_name_or_by_id(admin_client, finished, running):
+    by_name = changelist(admin_client, q="Guest")
+    assert str(running.pk)[:8] in by_name
+    assert str(finished.pk)[:8] not in by_name
+    by_id = changelist(admin_client, q=str(finished.pk))
+    assert str(finished.pk)[:8] in by_id
+    assert str(running.pk)[:8] not in by_id
+
+
+def test_games_are_filtered_by_status(admin_client, finished, running):
+    page = changelist(admin_client, status__exact="finished")
+    assert str(finished.pk)[:8] in page
+    assert str(running.pk)[:8] not in page
+
+
+def test_a_game_page_shows_its_seats_and_a_page_of_its_log(admin_client, finished):
+    url = reverse("admin:games_game_change", args=[finished.pk])
+    page = admin_client.get(url).content.decode()
+    assert "greedy" in page
+    assert f"Event log ({finished.last_seq} events)" in page
+    assert "page 1 of" in page
+    assert "uno-card" in page  # cards drawn in colour
+    last = admin_client.get(url, {"log_page": 999}).content.decode()
+    assert "game_ended" in last
+
+
+def test_the_admin_cannot_add_edit_or_delete_a_game(admin_client, finished):
+    assert admin_client.get(reverse("admin:games_game_add")).status_code == 403
+    answer = admin_client.post(
+        reverse("admin:games_game_change", args=[finished.pk]), {"status": "waiting"}
+    )
+    assert answer.status_code == 403
+    assert Game.objects.get(pk=finished.pk).status == GameStatus.FINISHED
+    assert (
+        admin_client.get(reverse("admin:games_game_delete", args=[finished.pk])).status_code == 403
+    )
+
+
+def test_the_replay_viewer_shows_every_hand_after_the_chosen_event(admin_client, finished):
+    started = Event.objects.filter(game=finished, type="round_started").first()
+    assert started is not None
+    url = reverse("admin:games_game_replay", args=[finished.pk])
+    page = admin_client.get(url, {"seq": started.seq}).content.decode()
+    rows = re.findall(r'data-seat="(\d)".*?<td class="hand">(.*?)</td>', page, re.S)
+    assert len(rows) == 3
+    for seat, hand in rows:
+        shown = [int(card) for card in re.findall(r'title="card (\d+)"', hand)]
+        assert shown == started.data["hands"][int(seat)]
+    assert f'href="?seq={started.seq + 1}"' in page  # next
+    assert 'id="slider"' in page
+
+
+def test_the_replay_viewer_clamps_a_seq_out_of_range(admin_client, finished):
+    url = reverse("admin:games_game_replay", args=[finished.pk])
+    page = admin_client.get(url, {"seq": "99999"}).content.decode()
+    assert f"Event {finished.last_seq}" in page
+    assert "game_ended" in page
+    assert admin_client.get(url, {"seq": "x"}).status_code == 200
+
+
+def test_the_replay_viewer_is_for_staff_only(client, finished):
+    url = reverse("admin:games_game_replay", args=[finished.pk])
+    answer = client.get(url, {"seq": 1})
+    assert answer.status_code == 302
+    assert "/admin/login/" in answer["Location"]
+
+
+def test_the_overview_counts_games_and_compares_bots_with_humans(admin_client, finished, running):
+    page = admin_client.get(reverse("admin:games_game_overview")).content.decode()
+    assert "Games by status (2 in all)" in page
+    assert "bot seats won" in page
+    assert "human seats won" in page
+    assert "mean length in moves" in page
+
+
+def test_abandoning_from_the_admin_goes_through_the_service(admin_client, running):
+    answer = admin_client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "abandon_games", "_selected_action": [str(running.pk)]},
+        follow=True,
+    )
+    assert "1 game(s) abandoned." in answer.content.decode()
+    game = Game.objects.get(pk=running.pk)
+    assert game.status == GameStatus.ABANDONED
+    assert game.version == running.version + 1
+    last = Event.objects.get(game=game, seq=game.last_seq)
+    assert last.type == "game_abandoned"
+
+
+def test_the_verify_action_reports_a_tampered_log(admin_client, finished):
+    drawn = Event.objects.filter(game=finished, type="cards_drawn").order_by("seq").first()
+    assert drawn is not None
+    Event.objects.filter(pk=drawn.pk).update(data={**drawn.data, "count": 77})
+    answer = admin_client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "verify_replays", "_selected_action": [str(finished.pk)]},
+        follow=True,
+    )
+    assert f"differs at seq {drawn.seq}" in answer.content.decode()
+
+
+def test_the_players_list_shows_their_statistics(admin_client, finished):
+    page = admin_client.get(reverse("admin:players_player_changelist")).content.decode()
+    assert "Host" in page
+    assert "column-games_played" in page

@@ -1,0 +1,129 @@
+"""The terminal client: what it shows, how it reads the command line, and a whole game
+played against bots through the HTTP API alone (a live server and a real worker)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from games import replay
+from games.models import Game
+from unoclient.api import Api, ApiError
+from unoclient.cli import parser
+from unoclient.play import Console, Options, play
+from unoclient.render import Painter, describe_event, describe_move
+
+SEATS = [
+    {"seat": 0, "player": {"id": "p", "name": "Ann"}, "bot": None},
+    {"seat": 1, "player": None, "bot": "greedy"},
+]
+R5 = {"id": 5, "code": "R5", "color": "red", "kind": "number", "number": 5}
+WILD = {"id": 100, "code": "W", "color": None, "kind": "wild", "number": None}
+
+
+def test_a_card_is_shown_in_its_colour_or_plainly():
+    assert Painter(color=True).card(R5) == "\x1b[1;97;41m R5 \x1b[0m"
+    assert Painter(color=True).card(WILD).startswith("\x1b[1;97;40m")
+    assert Painter(color=False).card(R5) == "[R5]"
+
+
+def test_events_read_as_sentences_from_the_players_seat():
+    paint = Painter(color=False)
+    played = {"type": "card_played", "seat": 1, "round": 1, "data": {"card": WILD, "color": "blue"}}
+    assert describe_event(played, SEATS, 0, paint) == "Bot 1 (greedy) played [W], colour blue"
+    drawn = {
+        "type": "cards_drawn",
+        "seat": 0,
+        "round": 1,
+        "data": {"count": 1, "reason": "draw", "cards": [R5]},
+    }
+    assert describe_event(drawn, SEATS, 0, paint) == "You drew 1 card: [R5]"
+    hidden = {
+        "type": "cards_drawn",
+        "seat": 1,
+        "round": 1,
+        "data": {"count": 2, "reason": "draw_two"},
+    }
+    assert describe_event(hidden, SEATS, 0, paint) == "Bot 1 (greedy) drew 2 cards (Draw Two)"
+    caught = {"type": "uno_caught", "seat": 0, "round": 1, "data": {"by": 1}}
+    assert describe_event(caught, SEATS, 0, paint) == "Bot 1 (greedy) caught You without UNO!"
+
+
+def test_moves_are_described_with_the_cards_of_the_hand():
+    paint = Painter(color=False)
+    assert describe_move({"action": "play", "card": 5}, [R5], SEATS, 0, paint) == "play [R5]"
+    wild = describe_move({"action": "play", "card": 100, "color": "green"}, [WILD], SEATS, 0, paint)
+    assert wild == "play [W] as green"
+    assert describe_move({"action": "draw"}, [], SEATS, 0, paint) == "draw a card"
+    catch = describe_move({"action": "catch_uno", "target": 1}, [], SEATS, 0, paint)
+    assert catch == "catch Bot 1 (greedy) without UNO"
+
+
+def test_the_command_line_takes_bots_rules_and_strategies():
+    args = parser().parse_args(
+        ["play", "--bots", "2", "--rules", "stacking,jump_in", "--strategy", "expert,random"]
+    )
+    assert args.bots == 2
+    assert args.rules == ("stacking", "jump_in")
+    assert args.strategy == ("expert", "random")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--rules", "no_such_rule"],
+        ["play", "--bots", "12"],
+        ["play", "--strategy", "smart"],
+    ],
+)
+def test_the_command_line_refuses_what_the_server_would(argv, capsys):
+    with pytest.raises(SystemExit):
+        parser().parse_args(argv)
+    assert "error" in capsys.readouterr().err
+
+
+def test_an_unreachable_server_is_an_api_error_not_a_crash():
+    with pytest.raises(ApiError) as caught:
+        Api("http://127.0.0.1:9", timeout=2).get("/games")
+    assert caught.value.status == 0
+
+
+class Scripted:
+    """A player at the keyboard who always takes the first move, says UNO, and
+    challenges nothing."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.questions: list[str] = []
+
+    def ask(self, question: str) -> str:
+        self.questions.append(question)
+        if "Challenge" in question:
+            return "n"
+        if "UNO" in question:
+            return "y"
+        return "1"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.worker
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_person_plays_a_whole_game_against_bots_in_the_terminal(live_server, celery_processes):
+    celery_processes(0.0)
+    keyboard = Scripted()
+    console = Console(say=keyboard.lines.append, ask=keyboard.ask, paint=Painter(color=False))
+    options = Options(server=live_server.url, name="Ann", bots=3, target_score=0)
+    started = time.monotonic()
+    assert play(Api(live_server.url), options, console) == 0
+    game: Any = Game.objects.get()
+    assert game.status == "finished"
+    assert keyboard.lines[-1] == "Game over (finished)."
+    assert any(line.endswith("won the game!") for line in keyboard.lines)
+    assert any(q.startswith("Your move [1-") for q in keyboard.questions)
+    assert any("Bot 1 (greedy) played" in line for line in keyboard.lines)
+    replay.verify(game)
+    assert time.monotonic() - started < 300  # a bound on a stall, not a speed measure

@@ -1,0 +1,3 @@
+from unoclient.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""`python -m unoclient play`: play UNO against bots in a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+
+from unoclient.api import Api, ApiError
+from unoclient.play import Console, Options, play
+from unoclient.render import Painter
+
+HOUSE_RULES = ("stacking", "seven_o", "jump_in", "draw_until_playable", "force_play")
+STRATEGIES = ("random", "greedy", "expert")
+
+
+def rule_list(raw: str) -> tuple[str, ...]:
+    rules = tuple(r.strip() for r in raw.split(",") if r.strip())
+    unknown = [r for r in rules if r not in HOUSE_RULES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown house rule(s) {unknown}; choose from {HOUSE_RULES}"
+        )
+    return rules
+
+
+def strategy_list(raw: str) -> tuple[str, ...]:
+    strategies = tuple(s.strip() for s in raw.split(",") if s.strip())
+    if not strategies or any(s not in STRATEGIES for s in strategies):
+        raise argparse.ArgumentTypeError(f"bots are {', '.join(STRATEGIES)}")
+    return strategies
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m unoclient", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+    game = commands.add_parser("play", help="play a game against bots")
+    game.add_argument("--server", default=os.environ.get("UNO_SERVER", "http://127.0.0.1:8000"))
+    game.add_argument("--name", default=getpass.getuser()[:32] or "Player")
+    game.add_argument("--bots", type=int, default=3, choices=range(1, 10), metavar="1-9")
+    game.add_argument(
+        "--strategy",
+        type=strategy_list,
+        default=("greedy",),
+        help="bot strategy, or a comma-separated list used in turn (random, greedy, expert)",
+    )
+    game.add_argument(
+        "--rules",
+        type=rule_list,
+        default=(),
+        help=f"house rules to turn on, comma-separated: {', '.join(HOUSE_RULES)}",
+    )
+    game.add_argument("--target-score", type=int, default=500, help="0 plays a single round")
+    game.add_argument("--turn-timeout", type=int, default=None, help="seconds per turn")
+    game.add_argument("--no-color", action="store_true", help="cards as [R5] instead of colour")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    options = Options(
+        server=args.server,
+        name=args.name,
+        bots=args.bots,
+        strategies=args.strategy,
+        rules=args.rules,
+        target_score=args.target_score,
+        turn_timeout=args.turn_timeout,
+    )
+    console = Console(paint=Painter(color=not args.no_color and sys.stdout.isatty()))
+    try:
+        return play(Api(args.server), options, console)
+    except KeyboardInterrupt:
+        print("\nBye.")
+        return 130
+    except ApiError as error:
+        print(f"The server said: {error}", file=sys.stderr)
+        return 1

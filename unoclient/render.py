@@ -1,0 +1,145 @@
+"""What the terminal shows: cards in colour (ANSI), events and moves in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+RESET = "\x1b[0m"
+STYLES = {
+    "red": "\x1b[1;97;41m",
+    "yellow": "\x1b[1;30;43m",
+    "green": "\x1b[1;97;42m",
+    "blue": "\x1b[1;97;44m",
+    None: "\x1b[1;97;40m",  # wilds
+}
+# Past tense throughout: it reads the same after "You" and after a name.
+REASONS = {
+    "draw": "",
+    "draw_two": " (Draw Two)",
+    "wild_draw_four": " (Wild Draw Four)",
+    "challenge": " (the challenge)",
+    "uno_penalty": " (UNO penalty)",
+    "stack": " (the stack)",
+    "first_card": " (first card)",
+}
+
+
+class Painter:
+    def __init__(self, color: bool = True) -> None:
+        self.color = color
+
+    def card(self, card: dict[str, Any]) -> str:
+        code = f" {card['code']} "
+        if not self.color:
+            return f"[{card['code']}]"
+        return f"{STYLES.get(card.get('color'), STYLES[None])}{code}{RESET}"
+
+    def cards(self, cards: list[dict[str, Any]]) -> str:
+        return " ".join(self.card(c) for c in cards) or "(none)"
+
+    def color_name(self, name: str | None) -> str:
+        if not name:
+            return "-"
+        return f"{STYLES[name]} {name} {RESET}" if self.color else name
+
+
+def seat_name(seats: list[dict[str, Any]], seat: int | None, me: int | None) -> str:
+    if seat is None:
+        return "the table"
+    if seat == me:
+        return "You"
+    entry = seats[seat] if seat < len(seats) else {}
+    if entry.get("bot"):
+        return f"Bot {seat} ({entry['bot']})"
+    player = entry.get("player") or {}
+    return str(player.get("name") or f"Seat {seat}")
+
+
+def describe_event(
+    event: dict[str, Any], seats: list[dict[str, Any]], me: int | None, paint: Painter
+) -> str | None:
+    """One line for an event, or None for those not worth a line."""
+    kind, data = event["type"], event["data"]
+    who = seat_name(seats, event["seat"], me)
+    if kind == "card_played":
+        line = f"{who} played {paint.card(data['card'])}"
+        if data["card"].get("color") is None:
+            line += f", colour {paint.color_name(data['color'])}"
+        if "target" in data:
+            line += f", swapping hands with {seat_name(seats, data['target'], me)}"
+        return line + (" and said UNO!" if data.get("uno") else "")
+    if kind == "cards_drawn":
+        shown = f": {paint.cards(data['cards'])}" if "cards" in data else ""
+        count = data["count"]
+        reason = REASONS.get(data["reason"], "")
+        return f"{who} drew {count} card{'s' * (count != 1)}{reason}{shown}"
+    simple = {
+        "turn_passed": f"{who} passed",
+        "uno_called": f"{who} said UNO!",
+        "player_skipped": f"{who} lost a turn",
+        "turn_timed_out": f"{who} timed out",
+        "game_started": "The game starts",
+        "seat_taken_by_bot": f"A bot ({data.get('strategy')}) takes seat {event['seat']}",
+        "player_left": f"{who} left",
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "direction_changed":
+        return f"Play now goes {data['direction']}"
+    if kind == "color_chosen":
+        return f"{who} chose {paint.color_name(data['color'])}"
+    if kind == "uno_caught":
+        return f"{seat_name(seats, data['by'], me)} caught {who} without UNO!"
+    if kind == "challenged":
+        verdict = "guilty" if data["guilty"] else "innocent"
+        return f"{seat_name(seats, data['by'], me)} challenged {who}'s Wild Draw Four: {verdict}"
+    if kind == "hand_revealed" and "hand" in data:
+        return f"{who} showed you: {paint.cards(data['hand'])}"
+    if kind == "hands_swapped":
+        if "with" in data:
+            return f"{who} swapped hands with {seat_name(seats, data['with'], me)}"
+        return f"Every hand moves {data['rotation']}"
+    if kind == "round_started":
+        return f"Round {event['round']} starts: {paint.card(data['top_card'])} on the pile"
+    if kind == "round_ended":
+        scores = ", ".join(f"{seat_name(seats, s, me)} {p}" for s, p in enumerate(data["scores"]))
+        return f"{who} won round {event['round']} (+{data['points']} points). Scores: {scores}"
+    if kind == "game_ended":
+        return f"{who} won the game!" if event["seat"] != me else "You won the game!"
+    if kind == "game_abandoned":
+        return f"The game was abandoned ({data.get('reason', '')})"
+    return None
+
+
+def describe_move(
+    move: dict[str, Any],
+    hand: list[dict[str, Any]],
+    seats: list[dict[str, Any]],
+    me: int | None,
+    paint: Painter,
+) -> str:
+    action = move["action"]
+    if action == "play":
+        card = next(
+            (c for c in hand if c["id"] == move["card"]), {"code": str(move["card"]), "color": None}
+        )
+        text = f"play {paint.card(card)}"
+        if "color" in move:
+            text += f" as {paint.color_name(move['color'])}"
+        if "target" in move:
+            text += f" and swap with {seat_name(seats, move['target'], me)}"
+        return text
+    names = {
+        "draw": "draw a card",
+        "pass": "keep the card and pass",
+        "call_uno": "say UNO!",
+        "accept": "accept the Wild Draw Four",
+        "challenge": "challenge the Wild Draw Four",
+    }
+    if action in names:
+        return names[action]
+    if action == "choose_color":
+        return f"choose {paint.color_name(move['color'])}"
+    if action == "catch_uno":
+        return f"catch {seat_name(seats, move['target'], me)} without UNO"
+    return action
