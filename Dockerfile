@@ -7,11 +7,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+COPY requirements-runtime.txt .
+RUN pip install -r requirements-runtime.txt
 
 COPY . .
-RUN useradd --system --uid 10001 --home-dir /app uno \
+# The admin's static files, served by WhiteNoise from the image.
+RUN SECRET_KEY=collectstatic DEBUG=false python manage.py collectstatic --noinput \
+    && useradd --system --uid 10001 --home-dir /app uno \
     && mkdir -p /app/var \
     && chown -R uno /app/var
 USER uno

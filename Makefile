@@ -12,7 +12,7 @@ ARGS   ?=
 .PHONY: run test lint format typecheck venv
 
 # (Re)install only when requirements.txt is newer than the last install.
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-runtime.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
 	touch $(STAMP)

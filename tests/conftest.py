@@ -6,6 +6,8 @@ Markers (registered in pyproject.toml):
 - ``@pytest.mark.redis``: the test needs a Redis server, at ``CELERY_BROKER_URL``
   when that is a Redis URL, else at ``REDIS_URL``. The ``redis_url`` fixture gives it.
 - ``@pytest.mark.browser``: the test drives Debian's headless Chromium.
+- ``@pytest.mark.drill``: the test builds a private deployment (its own PostgreSQL
+  cluster and Redis) and breaks it.
 
 When the service is missing, the test is skipped on a developer's machine but fails
 when the environment variable ``CI`` is set, so that CI cannot pass by skipping.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,10 +88,22 @@ def chromium_missing() -> str | None:
     return None
 
 
+def drill_tools_missing() -> str | None:
+    """Why a private deployment cannot be built: PostgreSQL's and Redis's servers."""
+    from tests.drills.deployment import postgres_bin
+
+    if postgres_bin() is None:
+        return "needs PostgreSQL's server binaries (/usr/lib/postgresql/*/bin)"
+    if shutil.which("redis-server") is None:
+        return "needs redis-server on the PATH"
+    return None
+
+
 SERVICE_CHECKS = {
     "postgres": postgres_missing,
     "redis": redis_missing,
     "browser": chromium_missing,
+    "drill": drill_tools_missing,
 }
 
 

@@ -86,8 +86,38 @@ def test_the_command_line_refuses_what_the_server_would(argv, capsys):
 
 def test_an_unreachable_server_is_an_api_error_not_a_crash():
     with pytest.raises(ApiError) as caught:
-        Api("http://127.0.0.1:9", timeout=2).get("/games")
+        Api("http://127.0.0.1:9", timeout=2, retries=1, backoff=0.01).get("/games")
     assert caught.value.status == 0
+
+
+def test_a_dropped_post_is_sent_again_with_the_same_idempotency_key(monkeypatch):
+    api = Api("http://127.0.0.1:9", retries=3, backoff=0)
+    keys: list[str] = []
+
+    def flaky(method: str, path: str, data: Any, headers: dict[str, str]) -> Any:
+        keys.append(headers["Idempotency-Key"])
+        if len(keys) < 3:
+            raise ApiError(0, "unreachable", "connection reset", {})
+        return {"ok": True}
+
+    monkeypatch.setattr(api, "_send", flaky)
+    assert api.post("/games", {}) == {"ok": True}
+    assert len(keys) == 3
+    assert len(set(keys)) == 1
+
+
+def test_a_refused_move_is_not_sent_again(monkeypatch):
+    api = Api("http://127.0.0.1:9", retries=3, backoff=0)
+    calls = []
+
+    def refuse(*args: Any) -> Any:
+        calls.append(args)
+        raise ApiError(422, "illegal_move", "no", {})
+
+    monkeypatch.setattr(api, "_send", refuse)
+    with pytest.raises(ApiError):
+        api.post("/games/x/moves", {})
+    assert len(calls) == 1
 
 
 class Scripted:

@@ -1,0 +1,307 @@
+"""A private deployment for fault drills: its own PostgreSQL cluster and Redis on
+free ports, gunicorn with production settings, a Celery worker and beat. Each part
+can be stopped, killed and started again while clients talk to it over HTTP."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def postgres_bin() -> Path | None:
+    """The newest installed PostgreSQL's binaries (Debian's layout), if any."""
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), key=lambda p: p.parts)
+    return versions[-1].parent if versions else None
+
+
+def wait_until(predicate: Any, what: str, seconds: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"{what}: not within {seconds} s")
+
+
+class PrivatePostgres:
+    """A throwaway cluster (trust auth, superuser "postgres"), run as the postgres
+    user when this process is root, since PostgreSQL refuses to run as root."""
+
+    def __init__(self) -> None:
+        binaries = postgres_bin()
+        assert binaries is not None, "PostgreSQL is not installed"
+        self.bin = binaries
+        # A folder of its own under /tmp: the postgres user must be able to reach it.
+        self.folder = Path(tempfile.mkdtemp(prefix="uno-drill-pg-"))
+        self.data = self.folder / "pgdata"
+        self.socket_dir = self.folder / "socket"
+        self.log = self.folder / "postgres.log"
+        self.port = free_port()
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.socket_dir.mkdir()
+        if os.geteuid() == 0:
+            for path in (self.folder, self.socket_dir):
+                shutil.chown(path, "postgres")
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+
+    def _run(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [*self.as_user, str(self.bin / tool), *args],
+            check=True,
+            capture_output=True,
+            cwd="/tmp",
+        )
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/uno"
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "start")
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def create_database(self) -> None:
+        self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "uno")
+
+
+class PrivateRedis:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(self._answers, "Redis")
+
+    def _answers(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any
+
+
+@dataclass
+class Deployment:
+    """The service and its parts. `processes` holds gunicorn, the worker and beat."""
+
+    folder: Path
+    postgres: PrivatePostgres
+    redis: PrivateRedis
+    port: int = field(default_factory=free_port)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "DATABASE_URL": self.postgres.url,
+            "CELERY_BROKER_URL": self.redis.url,
+            "SECRET_KEY": "drill-" + "k" * 50,
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "BOT_THINK_SECONDS": "0.05",
+            "THROTTLE_RATE_PLAYER": "1000000/min",
+            "THROTTLE_RATE_ANONYMOUS": "1000000/min",
+            "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+        }
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+
+    def _spawn(self, name: str, argv: list[str]) -> None:
+        log = (self.folder / f"{name}.log").open("ab")
+        self.processes[name] = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def start_api(self) -> None:
+        self._spawn(
+            "api",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "unoservice.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "1",
+                "--worker-class",
+                "gthread",
+                "--threads",
+                "4",
+                "--timeout",
+                "60",
+            ],
+        )
+        wait_until(lambda: self.request("GET", "/healthz").status in (200, 503), "the API")
+
+    def start_worker(self) -> None:
+        self._spawn(
+            "worker",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "unoservice",
+                "worker",
+                "--loglevel=INFO",
+                "--concurrency=2",
+                "--without-gossip",
+                "--without-mingle",
+                "--hostname",
+                f"drill-{uuid.uuid4().hex[:6]}@%h",
+            ],
+        )
+
+    def start_beat(self) -> None:
+        self._spawn(
+            "beat",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "unoservice",
+                "beat",
+                "--loglevel=INFO",
+                "--schedule",
+                str(self.folder / "beat-schedule"),
+            ],
+        )
+
+    def api_worker_pids(self) -> list[int]:
+        """gunicorn's worker processes: the children of its master."""
+        master = self.processes["api"].pid
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == master:
+                pids.append(int(stat.parent.name))
+        return pids
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"--- {path.name}\n{path.read_text(errors='replace')[-3000:]}"
+            for path in sorted(self.folder.glob("*.log"))
+        )
+
+    # -- HTTP --------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        key: str | None = None,
+        timeout: float = 30.0,
+    ) -> Answer:
+        """One request on a fresh connection (raises OSError when the connection dies)."""
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if key:
+            headers["Idempotency-Key"] = key
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            answer = conn.getresponse()
+            raw = answer.read()
+        finally:
+            conn.close()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        return Answer(answer.status, parsed)
