@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,22 +74,34 @@ class CeleryProcesses:
         process.wait(timeout=10)
 
     def stop(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_groups(self.processes.values())
         self.processes.clear()
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- {path.name}\n{path.read_text(errors='replace')[-4000:]}"
-            for path in sorted(self.folder.glob("*.log"))
-        )
+        return log_tails(self.folder)
+
+
+def stop_groups(processes: Iterable[subprocess.Popen[bytes]], grace: float = 20.0) -> None:
+    """SIGTERM each process group (each started in a session of its own), then
+    SIGKILL whatever has not exited after `grace` seconds."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def log_tails(folder: Path, chars: int = 4000) -> str:
+    """The end of every log file in `folder`, for a failing test's message."""
+    return "\n".join(
+        f"--- {path.name}\n{path.read_text(errors='replace')[-chars:]}"
+        for path in sorted(folder.glob("*.log"))
+    )
 
 
 def purge_broker() -> None:

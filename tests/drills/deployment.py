@@ -8,7 +8,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -18,6 +17,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.workers import log_tails, stop_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
@@ -255,21 +256,10 @@ class Deployment:
         return pids
 
     def stop(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_groups(self.processes.values())
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- {path.name}\n{path.read_text(errors='replace')[-3000:]}"
-            for path in sorted(self.folder.glob("*.log"))
-        )
+        return log_tails(self.folder)
 
     # -- HTTP --------------------------------------------------------------------------
 
