@@ -552,7 +552,15 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
         if strategy is None or (seat != to_act and not engine.legal_moves(state, seat)):
             continue
         rng = random.Random(derive(game.seed, "bot", game.version, seat))
-        move = bots.choose(strategy, engine.player_view(state, seat), rng)
+        try:
+            move = bots.choose(strategy, engine.player_view(state, seat), rng)
+        except Exception:
+            # A bug in a bot must not stall the table: log it, and let the bot to act
+            # make its first legal move instead.
+            log.exception("bot %s at seat %s of game %s failed", strategy, seat, game.pk)
+            move = None
+        if move is None and seat == to_act:
+            move = engine.legal_moves(state, seat)[0]
         if move is not None:
             return seat, move
     return None

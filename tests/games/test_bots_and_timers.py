@@ -9,7 +9,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from games import dispatch, services
+from games import bots, dispatch, services
 from games.engine import GameState, Move, legal_moves
 from games.engine.cards import CODE_OF
 from games.engine.moves import CALL_UNO
@@ -314,3 +314,24 @@ def test_the_sweeper_moves_a_bot_whose_turn_was_lost_after_the_grace(host):
     with time_machine.travel(game.bot_due_at + dt.timedelta(seconds=3), tick=False):
         assert services.sweep_overdue(bot_grace=grace) == (0, 1)
     assert reload(game).version == game.version + 1
+
+
+def test_a_bot_that_fails_still_moves_so_the_table_never_stalls(host, monkeypatch, caplog):
+    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+
+    def broken(view: object, rng: object) -> None:
+        raise RuntimeError("a bug in the bot")
+
+    monkeypatch.setitem(bots.STRATEGIES, "greedy", broken)
+    outcome = services.bot_act(game_id=game.pk, version=game.version)
+    assert outcome is not None
+    assert outcome.events[0].seat == 1
+    assert "a bug in the bot" in caplog.text
+
+
+def test_a_bot_with_nothing_to_say_on_its_turn_makes_its_first_legal_move(host, monkeypatch):
+    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    monkeypatch.setitem(bots.STRATEGIES, "greedy", lambda view, rng: None)
+    outcome = services.bot_act(game_id=game.pk, version=game.version)
+    assert outcome is not None
+    assert outcome.events[0].seat == 1
