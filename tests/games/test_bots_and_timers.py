@@ -10,7 +10,7 @@ import time_machine
 from django.utils import timezone
 
 from games import bots, dispatch, services
-from games.engine import GameState, Move, legal_moves
+from games.engine import GameState, Move, Rules, legal_moves
 from games.engine.cards import CODE_OF
 from games.engine.moves import CALL_UNO
 from games.engine.position import build_state
@@ -165,6 +165,22 @@ def test_a_bot_catches_a_forgotten_uno_before_the_next_bot_plays(host, sent_task
     assert caught is not None
     assert [e.type for e in caught.events][:1] == ["uno_caught"]
     assert caught.events[0].data["by"] in (1, 2)
+
+
+def test_a_bot_jumps_in_with_the_identical_card_while_a_human_is_to_act(host):
+    game = table(host, ["greedy", "greedy"], seed=1)
+    state = build_state(
+        [["B1", "B7", "G2"], ["Y4", "Y5", "G9"], ["R7", "R5", "Y1"]],
+        top="R5",
+        rules=Rules(jump_in=True),
+    )
+    game = put_state(game, state)
+    assert state.to_act == 0
+    moved = services.bot_act(game_id=game.pk, version=game.version)
+    assert moved is not None
+    assert moved.events[0].type == "card_played"
+    assert moved.events[0].seat == 2
+    assert CODE_OF[moved.events[0].data["card"]] == "R5"
 
 
 def _play(state: GameState, seat: int, code: str) -> Move:
