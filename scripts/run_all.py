@@ -72,10 +72,12 @@ class Child:
 def children(port: int) -> list[Child]:
     python = sys.executable
     celery = [python, "-m", "celery", "-A", "unoservice"]
+    # Warnings and errors only from the worker and beat: at INFO they print two lines
+    # for every sweep (every 2 s) and every bot move. The API logs each request.
     return [
         Child("api", [python, "manage.py", "runserver", f"0.0.0.0:{port}"], signal_group=True),
-        Child("worker", [*celery, "worker", "--loglevel=INFO"], signal_group=False),
-        Child("beat", [*celery, "beat", "--loglevel=INFO"], signal_group=False),
+        Child("worker", [*celery, "worker", "--loglevel=WARNING"], signal_group=False),
+        Child("beat", [*celery, "beat", "--loglevel=WARNING"], signal_group=False),
     ]
 
 
