@@ -2,96 +2,228 @@
 
 For a real choice it samples the hidden cards many times (the other hands and the
 draw pile, dealt at random from exactly the cards this seat cannot see: card
-counting), plays every candidate move in each sampled world, finishes the round
-with a fast heuristic policy for every seat, and keeps the move that wins most
-often. The same sampled worlds and rollout seeds serve every candidate (common
-random numbers), so the comparison is between moves, not between luck.
+counting; a challenged Wild Draw Four player's hand is dealt guilty or innocent as
+the odds of a bluff say), plays every candidate move in each sampled world with the
+engine, then plays on a few turns with a fast greedy-like policy simulated on bare
+lists rather than through the engine, and judges where the round then stands from
+the cards every seat holds (`leaf_value`). The same sampled worlds serve every
+candidate (common random numbers), so candidates are compared on paired outcomes,
+not on luck; the greedy choice stands unless another move beats it clearly.
 
-The work per decision is bounded by a fixed number of rollouts, not by the clock,
+The work per decision is bounded by a count of simulated moves, not by the clock,
 so a decision is a pure function of (view, rng) and stays well under 50 ms.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass
+from typing import Final
 
 from games.bots import greedy
-from games.bots.common import best_color, to_act, with_uno
-from games.engine import GameConfig, GameState, Move, Pending, PlayerView, legal_moves, push
-from games.engine.cards import COLOR_OF, IS_WILD
-from games.engine.moves import ACCEPT
+from games.bots.common import color_counts, guilt_probability, to_act, with_uno
+from games.engine import GameConfig, GameState, Move, Pending, PlayerView, push
+from games.engine.cards import (
+    COLOR_OF,
+    DRAW_TWO,
+    FACE_OF,
+    IS_WILD,
+    KIND_OF,
+    NUMBER_OF,
+    POINTS_OF,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_DRAW_FOUR,
+)
 
-ROLLOUT_BUDGET = 120  # rollouts per decision, shared among the candidates
-MIN_SAMPLES = 12
-MAX_ROLLOUT_MOVES = 250
-# Moves simulated per decision at most, whatever the table: keeps a decision within
-# its time budget when hands are large or a house rule makes rounds long.
-MAX_SIMULATED_MOVES = 6000
-# Leave the greedy choice only for a move that won this many more sampled worlds:
-# below that, the difference is noise and the heuristic knows better.
-MIN_ADVANTAGE = 0.08
+# Simulated moves per decision at most, whatever the table (each world and each
+# candidate also pays a fixed overhead in the same unit): the only bound on the work.
+MAX_SIMULATED_MOVES: Final = 13_000
+WORLD_COST: Final = 18  # dealing a world, in simulated moves
+CANDIDATE_COST: Final = 5  # copying a world and applying a candidate with the engine
+MAX_WORLDS: Final = 2000
+MIN_WORLDS: Final = 8
+MAX_ROLLOUT_MOVES: Final = 16
+# A round cut short is judged by a softmax over the seats of these weights: a card in
+# hand, a wild in hand, and each seat to wait for before one's turn (per seat).
+LEAF_CARD: Final = 0.28
+LEAF_WILD: Final = 0.65
+LEAF_TURN: Final = 0.2
+MAX_CANDIDATES: Final = 8
+# Leave the greedy choice only for a move whose paired advantage over it is this many
+# standard errors above zero: below that, the difference is noise.
+MIN_Z: Final = 1.0
+# How likely a bluff is to be played, relative to an honest Wild Draw Four: weighs
+# the card counting of a challenge decision. Players bluff mostly to stop a next seat
+# about to go out (measured on greedy and random players' games).
+BLUFF_LIKELIHOOD: Final = 0.15
+BLUFF_LIKELIHOOD_THREATENED: Final = 0.5
+# The other seats in a rollout play a random fitting card this often instead of the
+# greedy one, and challenge a Wild Draw Four this often: nobody plays quite like us.
+ROLLOUT_NOISE: Final = 0.0
+CHALLENGE_RATE: Final = 0.5
 
 
 def choose(view: PlayerView, rng: random.Random) -> Move | None:
+    return decide(view, rng).move
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A move and what finding it cost: `work` in simulated moves, never above
+    MAX_SIMULATED_MOVES."""
+
+    move: Move | None
+    worlds: int = 0
+    work: int = 0
+
+
+def decide(view: PlayerView, rng: random.Random) -> Decision:
     legal = list(view.legal_moves)
     if not legal:
-        return None
+        return Decision(None)
     for move in legal:
         if move.action in ("catch_uno", "call_uno"):
-            return move
+            return Decision(move)
     baseline = greedy.choose(view, rng)
     if to_act(view) != view.seat or baseline is None:
-        return baseline  # a jump-in sheds a card for free
-    candidates = _candidates(view, legal)
+        return Decision(baseline)  # a jump-in sheds a card for free
     plain = baseline.without_uno()
-    if plain not in candidates:
-        candidates.append(plain)
+    candidates = candidate_moves(view, legal, plain)
     if len(candidates) == 1:
-        return baseline
-    samples = max(MIN_SAMPLES, ROLLOUT_BUDGET // len(candidates))
-    wins = [0] * len(candidates)
-    budget = [MAX_SIMULATED_MOVES]
-    done = 0
-    while done < samples and budget[0] > 0:
-        world = determinize(view, rng)
-        rollout_seed = rng.getrandbits(32)
-        for i, move in enumerate(candidates):
-            sim = world.copy()
-            push(sim, view.seat, with_uno(view, move))
-            wins[i] += rollout(sim, random.Random(rollout_seed), budget) == view.seat
-        done += 1
-    samples = done
-    best = max(range(len(candidates)), key=lambda i: (wins[i], -i))
-    if wins[best] - wins[candidates.index(plain)] < MIN_ADVANTAGE * samples:
-        return baseline
-    return with_uno(view, candidates[best])
+        return Decision(baseline)
+    best, worlds, work = search(view, candidates, rng)
+    return Decision(baseline if best == plain else with_uno(view, best), worlds, work)
 
 
-def _candidates(view: PlayerView, legal: list[Move]) -> list[Move]:
-    """Distinct choices worth comparing: a wild only in the colour it suits best."""
-    chosen: list[Move] = []
-    for move in legal:
+def candidate_moves(view: PlayerView, legal: list[Move], baseline: Move) -> list[Move]:
+    """Distinct choices worth comparing, the greedy one first: identical cards once,
+    a wild only in the colours the hand left holds most of, at most MAX_CANDIDATES."""
+    rest_counts: dict[int, list[int]] = {}
+    seen: set[tuple[str, int, int, int]] = set()
+    key: tuple[str, int, int, int]
+    ranked: list[tuple[float, int, Move]] = []
+    for index, move in enumerate(legal):
         card = move.card
-        if move.action == "play" and card is not None and IS_WILD[card]:
-            rest = [c for c in view.hand if c != card]
-            if move.color != best_color(rest):
-                continue
-        chosen.append(move)
+        if move.action == "play" and card is not None:
+            key = (move.action, FACE_OF[card] * 8 + COLOR_OF[card] + 1, move.color or 0, -1)
+            if move.target is not None:
+                key = (*key[:3], move.target)
+            if IS_WILD[card]:
+                counts = rest_counts.get(card)
+                if counts is None:
+                    rest = list(view.hand)
+                    rest.remove(card)
+                    counts = rest_counts[card] = color_counts(rest)
+                color = move.color if move.color is not None else 0
+                top = max(counts)
+                # The best colour, and a second one only if the hand holds some of it.
+                ordered = sorted(range(4), key=lambda c: (-counts[c], c))
+                if color not in (ordered[0], ordered[1]) or (
+                    color == ordered[1] and counts[color] == 0
+                ):
+                    continue
+                rank = -12.0 + 2 * counts[color] - (top - counts[color])
+            else:
+                rank = 2.0 * sum(1 for c in view.hand if COLOR_OF[c] == COLOR_OF[card])
+        else:
+            key = (move.action, -1, move.color if move.color is not None else -1, -1)
+            rank = -5.0
+        if key in seen and move != baseline:
+            continue
+        seen.add(key)
+        ranked.append((rank, -index, move))
+    ranked.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    chosen = [baseline]
+    for _, _, move in ranked:
+        if move != baseline and len(chosen) < MAX_CANDIDATES:
+            chosen.append(move)
     return chosen
+
+
+def search(view: PlayerView, candidates: list[Move], rng: random.Random) -> tuple[Move, int, int]:
+    """The candidate with the best paired advantage over the first (the baseline),
+    the worlds sampled and the work spent."""
+    k = len(candidates)
+    totals = [0.0] * k
+    diff_sums = [0.0] * k
+    diff_squares = [0.0] * k
+    budget = MAX_SIMULATED_MOVES
+    # Long rounds (many seats, big hands, house rules) are cut short and judged by the
+    # hand sizes rather than sampled in fewer worlds.
+    horizon = min(MAX_ROLLOUT_MOVES, budget // (k * MIN_WORLDS) - CANDIDATE_COST)
+    world_cost = WORLD_COST + sum(view.card_counts) // 8
+    worlds = 0
+    seat = view.seat
+    moves = [with_uno(view, move) for move in candidates]
+    values = [0.0] * k
+    while worlds < MAX_WORLDS and budget >= world_cost + k * (CANDIDATE_COST + horizon):
+        budget -= world_cost
+        world = determinize(view, rng)
+        seed = rng.getrandbits(64)
+        for i, move in enumerate(moves):
+            sim = world.copy()
+            push(sim, seat, move)
+            values[i], used = simulate(sim, seed, horizon, seat, ROLLOUT_NOISE, CHALLENGE_RATE)
+            budget -= used + CANDIDATE_COST
+        worlds += 1
+        base = values[0]
+        for i in range(k):
+            v = values[i]
+            totals[i] += v
+            d = v - base
+            diff_sums[i] += d
+            diff_squares[i] += d * d
+    work = MAX_SIMULATED_MOVES - budget
+    best = max(range(k), key=lambda i: (totals[i], -i))
+    if best == 0 or worlds == 0:
+        return candidates[0], worlds, work
+    mean = diff_sums[best] / worlds
+    variance = max(diff_squares[best] / worlds - mean * mean, 0.0)
+    if mean <= 0 or mean < MIN_Z * math.sqrt(variance / worlds):
+        return candidates[0], worlds, work
+    return candidates[best], worlds, work
+
+
+# -- sampling the hidden cards ----------------------------------------------------------
+
+
+def _guilt_posterior(view: PlayerView) -> float:
+    """P(the pending Wild Draw Four was a bluff): card counting, weighed by how rarely
+    a player bluffs unless the next seat is about to go out."""
+    prior = guilt_probability(view)
+    threatened = view.card_counts[view.seat] <= 2
+    ratio = BLUFF_LIKELIHOOD_THREATENED if threatened else BLUFF_LIKELIHOOD
+    weighed = prior * ratio
+    return weighed / (weighed + 1.0 - prior) if weighed + 1.0 - prior > 0 else prior
 
 
 def determinize(view: PlayerView, rng: random.Random) -> GameState:
     """A full table consistent with everything `view` shows, hidden cards at random."""
     unseen = view.unseen()
-    rng.shuffle(unseen)
+    _shuffle(unseen, rng)
     # Rollouts only need to know who wins this round.
     state = GameState(GameConfig(view.players, 0, view.rules), rng.getrandbits(63))
     state.round = view.round
     state.dealer = view.dealer
+    pending = view.pending
+    fixed: dict[int, list[int]] = {}
+    if pending is not None and pending.type == "challenge" and pending.previous_color >= 0:
+        accused = pending.accused
+        fixed[accused] = _accused_hand(
+            unseen,
+            view.card_counts[accused],
+            pending.previous_color,
+            rng.random() < _guilt_posterior(view),
+        )
     hands: list[list[int]] = []
     for seat, count in enumerate(view.card_counts):
         if seat == view.seat:
             hands.append(list(view.hand))
+        elif seat in fixed:
+            hands.append(fixed[seat])
         else:
             hands.append(unseen[:count])
             del unseen[:count]
@@ -103,7 +235,6 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     state.color = view.color
     state.uno_owed = view.uno_owed
     state.said_uno = list(view.said_uno)
-    pending = view.pending
     if pending is not None:
         card = pending.card
         if pending.type == "drawn_card" and card < 0:
@@ -123,57 +254,295 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     return state
 
 
-def rollout(state: GameState, rng: random.Random, budget: list[int]) -> int:
-    """Finish the round with the fast policy; returns the winning seat. `budget`
-    holds the moves left to simulate for this decision and is spent here."""
-    for _ in range(MAX_ROLLOUT_MOVES):
-        if state.winner >= 0:
-            return state.winner
-        if budget[0] <= 0:
-            break
-        budget[0] -= 1
-        seat = state.to_act
-        assert seat is not None
-        push(state, seat, fast_policy(state, seat, rng))
-    # Capped: call it for the seat closest to going out.
-    return min(range(state.players), key=lambda s: len(state.hands[s]))
+def _accused_hand(unseen: list[int], count: int, color: int, guilty: bool) -> list[int]:
+    """Take `count` cards out of the shuffled `unseen` for a Wild Draw Four player,
+    holding the previous colour or not as `guilty` says (when the cards allow)."""
+    of_color = [i for i, c in enumerate(unseen) if COLOR_OF[c] == color]
+    others = [i for i, c in enumerate(unseen) if COLOR_OF[c] != color]
+    if guilty and of_color:
+        picked = [of_color[0], *sorted(of_color[1:] + others)[: count - 1]]
+    elif not guilty and len(others) >= count:
+        picked = others[:count]
+    else:
+        picked = list(range(count))
+    chosen = set(picked[:count])
+    hand = [unseen[i] for i in sorted(chosen)]
+    unseen[:] = [c for i, c in enumerate(unseen) if i not in chosen]
+    return hand
 
 
-def fast_policy(state: GameState, seat: int, rng: random.Random) -> Move:
-    """A cheap stand-in for a sensible player: match in the colour held most, keep
-    wilds for last, accept a Wild Draw Four, say UNO."""
-    moves = legal_moves(state, seat)
-    hand = state.hands[seat]
+# -- the fast rollout -------------------------------------------------------------------
+
+# A greedy player's liking for a card, before the colour it leaves in hand: shed
+# high points, keep wilds.
+_MASK: Final = (1 << 64) - 1
+_UNIT: Final = 1.0 / (1 << 53)
+_BASE: Final = tuple(
+    POINTS_OF[c] / 10 - (12 if KIND_OF[c] == WILD else 0) for c in range(len(POINTS_OF))
+)
+# Extra liking for a card that stops a next player holding two cards or fewer.
+_THREAT: Final = tuple(
+    {DRAW_TWO: 15.0, SKIP: 12.0, REVERSE: 10.0, WILD_DRAW_FOUR: 25.0}.get(KIND_OF[c], 0.0)
+    for c in range(len(POINTS_OF))
+)
+
+
+def _shuffle(cards: list[int], rng: random.Random) -> None:
+    """Fisher-Yates on `rng.random`: twice as fast as `Random.shuffle`, as random here."""
+    rand = rng.random
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _take(pile: list[int], discard: list[int], key: list[int]) -> int:
+    """The top of the draw pile, shuffling the discards under it when it is empty (with
+    a 64-bit LCG keyed per world, so that every candidate meets the same shuffle)."""
+    if not pile:
+        if len(discard) <= 1:
+            return -1
+        pile.extend(discard[:-1])
+        del discard[:-1]
+        x = key[0]
+        for i in range(len(pile) - 1, 0, -1):
+            x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+            j = (x >> 32) % (i + 1)
+            pile[i], pile[j] = pile[j], pile[i]
+        key[0] = x
+    return pile.pop()
+
+
+def _give(hand: list[int], count: int, pile: list[int], discard: list[int], key: list[int]) -> None:
+    for _ in range(count):
+        card = _take(pile, discard, key)
+        if card < 0:
+            return
+        hand.append(card)
+
+
+def simulate(
+    state: GameState,
+    seed: int,
+    limit: int,
+    me: int = -1,
+    noise: float = 0.0,
+    challenge_rate: float = 1.0,
+) -> tuple[float, int]:
+    """Finish the round from `state` (its lists are used up) with a greedy-like policy
+    for every seat: play the card that keeps the most of its colour in hand, wilds
+    last, hit a seat about to go out, always play a drawn card that fits, challenge a
+    Wild Draw Four, stack when possible. Nobody forgets UNO or jumps in.
+
+    Returns `me`'s value, 1 or 0 for a round won or lost, `leaf_value` when `limit`
+    moves did not finish it, and the moves used, weighed by the size of the hands
+    looked through.
+    """
+    n = state.players
+    rules = state.config.rules
+    stacking = rules.stacking
+    seven_o = rules.seven_o
+    until_playable = rules.draw_until_playable
+    hands = state.hands
+    pile = state.draw_pile
+    discard = state.discard
+    color = state.color
+    face = FACE_OF[discard[-1]]
+    direction = state.direction
+    seat = state.current
+    color_of = COLOR_OF
+    face_of = FACE_OF
+    kind_of = KIND_OF
+    is_wild = IS_WILD
+    base = _BASE
+    threat_bonus = _THREAT
+
+    facing = 0  # 1: a Wild Draw Four (challenge or accept), 2: a Draw Two stack
+    amount = 0
+    accused = -1
+    guilty = False
+    forced = -1  # a card just drawn that fits: the seat plays it
     pending = state.pending
-    if pending is not None and pending.type == "challenge":
-        return ACCEPT
-    best: Move | None = None
-    best_score = -1.0
-    counts = [0, 0, 0, 0]
-    for card in hand:
-        color = COLOR_OF[card]
-        if color >= 0:
-            counts[color] += 1
-    for move in moves:
-        action = move.action
-        if action == "play":
-            played = move.card
-            assert played is not None
-            if IS_WILD[played]:
-                color = move.color if move.color is not None else 0
-                score = counts[color] * 0.5 + rng.random() * 0.1
-            else:
-                score = 10 + counts[COLOR_OF[played]] + rng.random()
-        elif action == "choose_color":
-            color = move.color if move.color is not None else 0
-            score = counts[color] + rng.random() * 0.1
-        elif action in ("draw", "pass"):
-            score = 0.0
+    if state.winner >= 0:
+        return float(state.winner == me), 0
+    if pending is not None:
+        seat = pending.seat
+        if pending.type == "challenge":
+            facing, amount, accused, guilty = 1, pending.amount, pending.accused, pending.guilty
+        elif pending.type == "stack":
+            facing, amount = 2, pending.amount
+        elif pending.type == "drawn_card":
+            forced = pending.card
         else:
-            continue
-        if score > best_score:
-            best, best_score = move, score
-    assert best is not None
-    if best.action == "play" and len(hand) == 2:
-        return Move("play", card=best.card, color=best.color, target=best.target, uno=True)
-    return best
+            color = _best_color(hands[seat])
+
+    key = [seed]
+    # The players' own choices are drawn from a second LCG, so that a shuffle stays
+    # the same whatever they chose.
+    x = seed ^ 0x9E3779B97F4A7C15
+    used = 0
+    wild_color = -1
+    while True:
+        hand = hands[seat]
+        # A move costs more with a big hand to look through.
+        cost = 1 + (len(hand) >> 3)
+        if used + cost > limit:
+            break
+        used += cost
+        if facing:
+            wanted = WILD_DRAW_FOUR if facing == 1 else DRAW_TWO
+            card = -1
+            if stacking:
+                for c in hand:
+                    if kind_of[c] == wanted:
+                        card = c
+                        break
+            if card < 0:
+                challenges = True
+                if seat != me and challenge_rate < 1.0:
+                    x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                    challenges = (x >> 11) * _UNIT < challenge_rate
+                if facing == 1 and not challenges:
+                    _give(hand, amount, pile, discard, key)
+                    facing = amount = 0
+                    seat = (seat + direction) % n
+                    continue
+                if facing == 1 and guilty:
+                    _give(hands[accused], amount, pile, discard, key)
+                    facing = amount = 0
+                    continue  # the challenger takes a normal turn
+                _give(hand, amount + 2 if facing == 1 else amount, pile, discard, key)
+                facing = amount = 0
+                seat = (seat + direction) % n
+                continue
+        elif forced >= 0:
+            card = forced
+            forced = -1
+        else:
+            card = -1
+            if seat != me and noise > 0.0:
+                x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                if (x >> 11) * _UNIT < noise:
+                    fits = [
+                        c for c in hand if is_wild[c] or color_of[c] == color or face_of[c] == face
+                    ]
+                    if fits:
+                        x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                        card = fits[(x >> 32) % len(fits)]
+                        wild_color = (x >> 20) & 3
+            if card < 0:
+                counts = [0, 0, 0, 0]
+                for c in hand:
+                    k = color_of[c]
+                    if k >= 0:
+                        counts[k] += 1
+                top_count = max(counts)
+                holds = counts[color] > 0
+                threatened = len(hands[(seat + direction) % n]) <= 2
+                best = -1e9
+                for c in hand:
+                    k = color_of[c]
+                    if k < 0:
+                        score = 2.0 * top_count + base[c]
+                        if kind_of[c] == WILD_DRAW_FOUR:
+                            score -= 25 if holds else 9
+                    elif k == color or face_of[c] == face:
+                        score = 2.0 * (counts[k] - 1) + base[c]
+                    else:
+                        continue
+                    if threatened:
+                        score += threat_bonus[c]
+                    if score > best:
+                        best = score
+                        card = c
+            if card < 0:
+                drawn = _take(pile, discard, key)
+                while drawn >= 0:
+                    hand.append(drawn)
+                    if is_wild[drawn] or color_of[drawn] == color or face_of[drawn] == face:
+                        break
+                    if not until_playable:
+                        drawn = -1
+                        break
+                    drawn = _take(pile, discard, key)
+                if drawn >= 0:
+                    forced = drawn
+                else:
+                    seat = (seat + direction) % n
+                continue
+
+        # Play `card`.
+        hand.remove(card)
+        discard.append(card)
+        face = face_of[card]
+        kind = kind_of[card]
+        previous = color
+        if not is_wild[card]:
+            color = color_of[card]
+        elif wild_color >= 0:
+            color = wild_color
+            wild_color = -1
+        else:
+            color = _best_color(hand)
+        if not hand:
+            return float(seat == me), used
+        nxt = (seat + direction) % n
+        if kind == SKIP:
+            seat = (nxt + direction) % n
+        elif kind == REVERSE:
+            direction = -direction
+            if n > 2:
+                seat = (seat + direction) % n
+        elif kind == DRAW_TWO:
+            if stacking:
+                facing = 2
+                amount += 2
+                seat = nxt
+            else:
+                _give(hands[nxt], 2, pile, discard, key)
+                seat = (nxt + direction) % n
+        elif kind == WILD_DRAW_FOUR:
+            facing = 1
+            amount += 4
+            accused = seat
+            guilty = False
+            for c in hand:
+                if color_of[c] == previous:
+                    guilty = True
+                    break
+            seat = nxt
+        else:
+            if seven_o and NUMBER_OF[card] == 7:
+                target = min((s for s in range(n) if s != seat), key=lambda s: len(hands[s]))
+                hands[seat], hands[target] = hands[target], hands[seat]
+            elif seven_o and NUMBER_OF[card] == 0:
+                hands[:] = [hands[(s - direction) % n] for s in range(n)]
+            seat = nxt
+    return leaf_value(hands, me, seat, direction), used
+
+
+def leaf_value(hands: list[list[int]], me: int, current: int, direction: int) -> float:
+    """`me`'s chance to win a round cut short, from what every hand holds and who
+    plays next: a softmax of strengths fitted on greedy and random players' games."""
+    n = len(hands)
+    mine = 0.0
+    total = 0.0
+    for seat, hand in enumerate(hands):
+        wilds = 0
+        for card in hand:
+            if IS_WILD[card]:
+                wilds += 1
+        distance = (seat - current) * direction % n
+        strength = math.exp(LEAF_WILD * wilds - LEAF_CARD * len(hand) - LEAF_TURN * distance / n)
+        total += strength
+        if seat == me:
+            mine = strength
+    return mine / total
+
+
+def _best_color(hand: list[int]) -> int:
+    counts = [0, 0, 0, 0]
+    for c in hand:
+        k = COLOR_OF[c]
+        if k >= 0:
+            counts[k] += 1
+    return counts.index(max(counts))
