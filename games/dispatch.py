@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from functools import partial
 
 from django.db import transaction
 
@@ -41,13 +40,7 @@ def send_on_commit(
     countdown: float | None = None,
     eta: dt.datetime | None = None,
 ) -> None:
-    """Send `name(game_id, version)` when the current transaction commits."""
-    transaction.on_commit(
-        partial(_send, name, [str(game_id), version], countdown=countdown, eta=eta), robust=True
-    )
-
-
-def _send(
-    name: str, args: list[object], *, countdown: float | None, eta: dt.datetime | None
-) -> None:
-    send(name, args, countdown=countdown, eta=eta)  # looked up at call time, for tests
+    """Send `name(game_id, version)` when the current transaction commits. `send` is
+    looked up then, not now, so that tests can replace it."""
+    args: list[object] = [str(game_id), version]
+    transaction.on_commit(lambda: send(name, args, countdown=countdown, eta=eta), robust=True)

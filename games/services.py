@@ -161,13 +161,13 @@ def _bots_may_act(game: Game, state: GameState) -> bool:
     return False
 
 
-def _schedule(game: Game, state: GameState) -> None:
+def _schedule(game: Game, state: GameState, now: dt.datetime) -> None:
     """On commit, send the tasks the saved game calls for, each for this version."""
     if game.status != GameStatus.PLAYING:
         return
     if game.turn_deadline is not None:
         eta = game.turn_deadline + TIMER_SLACK
-        if eta - timezone.now() <= LONGEST_COUNTDOWN:
+        if eta - now <= LONGEST_COUNTDOWN:
             dispatch.send_on_commit(dispatch.TURN_TIMEOUT, game.pk, game.version, eta=eta)
     if _bots_may_act(game, state):
         think = settings.BOT_THINK_SECONDS
@@ -194,7 +194,7 @@ def _store(
         game,
         ["state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at", *fields],
     )
-    _schedule(game, state)
+    _schedule(game, state, now)
     return events
 
 
@@ -415,9 +415,9 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
                 humans = [s for s in seats if s.player_id is not None and s.bot is None]
                 if humans:
                     game.host_id = humans[0].player_id
+            game.seating = [s.seating_entry() for s in seats]
         else:
-            items.append(_hand_to_bot(seat, _round_of(game)))
-        game.seating = [s.seating_entry() for s in seats]
+            items.append(_hand_to_bot(game, seat, _round_of(game)))
         if not any(s.player_id is not None and s.bot is None for s in seats):
             game.status = GameStatus.ABANDONED
             game.finished_at = now
@@ -434,11 +434,15 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
 
 
 def _hand_to_bot(
-    seat: Seat, round_no: int | None
+    game: Game, seat: Seat, round_no: int | None
 ) -> tuple[str, int | None, dict[str, Any], int | None]:
-    """Give a running game's seat to the replacement bot; the event that says so."""
+    """Give a running game's seat to the replacement bot, in the Seat row and in
+    `game.seating` (the caller saves the game); returns the event that says so."""
     seat.bot = REPLACEMENT_BOT
     seat.save(update_fields=["bot"])
+    seating = list(game.seating)
+    seating[seat.seat] = seat.seating_entry()
+    game.seating = seating
     return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
 
 
@@ -596,11 +600,8 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
         game.moves += 1
         fields = ["moves"]
         if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:
-            taken = Seat.objects.get(game=game, seat=seat)
-            items.append(_hand_to_bot(taken, state.round))
-            seating = list(game.seating)
-            seating[seat] = {**seating[seat], "bot": taken.bot}
-            game.seating = seating
+            taken = Seat.objects.select_related("player").get(game=game, seat=seat)
+            items.append(_hand_to_bot(game, taken, state.round))
             fields.append("seating")
         events = _store(game, state, items, now, turn_changed=True, fields=fields)
         _record_results(game, engine_events)
