@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.bots import STRATEGIES
-from games.engine import GameConfig, GameState, Move, apply, new_game, player_view
+from games.engine import Event, GameConfig, GameState, Move, apply, new_game, player_view
 
 MAX_STEPS = 100_000
 
@@ -39,17 +39,27 @@ def play_game(
 ) -> int:
     """Play one game; returns the winning seat. Times the measured seat's decisions."""
     rng = random.Random(seed)
-    state, _ = new_game(GameConfig(len(strategies), target_score), seed)
+    state, history = new_game(GameConfig(len(strategies), target_score), seed)
     for _ in range(MAX_STEPS):
         if state.finished:
             return state.winner
-        seat, move = _next_action(state, strategies, rng, measured, tally)
-        apply(state, seat, move)
+        seat, move = _next_action(state, history, strategies, rng, measured, tally)
+        events = apply(state, seat, move)
+        starts = [i for i, e in enumerate(events) if e.type == "round_started"]
+        if starts:  # the views hold the current round only
+            history = events[starts[-1] :]
+        else:
+            history.extend(events)
     raise RuntimeError(f"game with seed {seed} did not end")
 
 
 def _next_action(
-    state: GameState, strategies: list[str], rng: random.Random, measured: int, tally: Tally
+    state: GameState,
+    history: list[Event],
+    strategies: list[str],
+    rng: random.Random,
+    measured: int,
+    tally: Tally,
 ) -> tuple[int, Move]:
     to_act = state.to_act
     assert to_act is not None
@@ -58,23 +68,24 @@ def _next_action(
     if state.uno_owed >= 0 or state.config.rules.jump_in:
         for offset in range(1, n):
             seat = (to_act + offset) % n
-            move = _decide(state, seat, strategies, rng, measured, tally)
+            move = _decide(state, history, seat, strategies, rng, measured, tally)
             if move is not None:
                 return seat, move
-    move = _decide(state, to_act, strategies, rng, measured, tally)
+    move = _decide(state, history, to_act, strategies, rng, measured, tally)
     assert move is not None, "the seat to act must act"
     return to_act, move
 
 
 def _decide(
     state: GameState,
+    history: list[Event],
     seat: int,
     strategies: list[str],
     rng: random.Random,
     measured: int,
     tally: Tally,
 ) -> Move | None:
-    view = player_view(state, seat)
+    view = player_view(state, seat, history)
     if not view.legal_moves:
         return None
     choose = STRATEGIES[strategies[seat]]

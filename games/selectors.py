@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import connection
 
+from games import engine
 from games.engine import GameState, seat_view
 from games.engine.events import render_data, visible_data
 from games.models import Event, Game, GameStatus
@@ -168,6 +169,16 @@ def events_json(events: Iterable[Event], viewer_seat: int | None) -> list[dict[s
 
 def all_events(game: Game) -> list[Event]:
     return list(Event.objects.filter(game=game).order_by("seq"))
+
+
+def round_history(game: Game, round_number: int) -> list[engine.Event]:
+    """The stored events of one round, complete, in order: what `player_view` redacts
+    for a bot's `history`."""
+    rows = Event.objects.filter(game=game, round=round_number).order_by("seq")
+    return [
+        engine.Event(row.type, row.seat, row.data, row.round)
+        for row in rows.only("type", "seat", "data", "round")
+    ]
 
 
 def events_after(game: Game, after: int, limit: int) -> list[Event]:

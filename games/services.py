@@ -549,6 +549,7 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
     if to_act is None:
         return None
     players = state.players
+    history: list[engine.Event] | None = None
     # Out-of-turn seats in turn order after the seat to act, that seat last.
     for offset in range(1, players + 1):
         seat = (to_act + offset) % players
@@ -556,8 +557,11 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
         if strategy is None or (seat != to_act and not engine.legal_moves(state, seat)):
             continue
         rng = random.Random(derive(game.seed, "bot", game.version, seat))
+        if history is None and strategy in bots.READS_HISTORY:
+            history = selectors.round_history(game, state.round)
         try:
-            move = bots.choose(strategy, engine.player_view(state, seat), rng)
+            view = engine.player_view(state, seat, history or ())
+            move = bots.choose(strategy, view, rng)
         except Exception:
             # A bug in a bot must not stall the table: log it, and let the bot to act
             # make its first legal move instead.

@@ -1,14 +1,17 @@
 """The expert bot: determinized Monte Carlo search with card counting.
 
-For a real choice it samples the hidden cards many times (the other hands and the
-draw pile, dealt at random from exactly the cards this seat cannot see: card
-counting; a challenged Wild Draw Four player's hand is dealt guilty or innocent as
-the odds of a bluff say), plays every candidate move in each sampled world with the
-engine, then plays on a few turns with a fast greedy-like policy simulated on bare
-lists rather than through the engine, and judges where the round then stands from
-the cards every seat holds (`leaf_value`). The same sampled worlds serve every
-candidate (common random numbers), so candidates are compared on paired outcomes,
-not on luck; the greedy choice stands unless another move beats it clearly.
+For a real choice it samples the hidden cards many times: the other hands and the
+draw pile, dealt at random from exactly the cards this seat cannot see (card
+counting), each hand within what the round has shown of it (`memory`: a seat that
+drew holds nothing of the colour it drew on), and a challenged Wild Draw Four
+player's hand guilty or innocent as the odds of a bluff say. It plays every
+candidate move in each sampled world with the engine, then plays on a few turns with
+a fast greedy-like policy simulated on bare lists rather than through the engine,
+and judges where the round then stands from the cards every seat holds
+(`leaf_value`). The same sampled worlds serve every candidate (common random
+numbers), so candidates are compared on paired outcomes, not on luck; the greedy
+choice stands unless another move beats it clearly. A wild may also name a colour
+the next seat is known to lack.
 
 The work per decision is bounded by a count of simulated moves, not by the clock,
 so a decision is a pure function of (view, rng) and stays well under 50 ms.
@@ -21,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
-from games.bots import greedy
+from games.bots import greedy, memory
 from games.bots.common import color_counts, guilt_probability, to_act, with_uno
 from games.engine import GameConfig, GameState, Move, Pending, PlayerView, push
 from games.engine.cards import (
@@ -40,7 +43,7 @@ from games.engine.cards import (
 
 # Simulated moves per decision at most, whatever the table (each world and each
 # candidate also pays a fixed overhead in the same unit): the only bound on the work.
-MAX_SIMULATED_MOVES: Final = 13_000
+MAX_SIMULATED_MOVES: Final = 10_000
 WORLD_COST: Final = 18  # dealing a world, in simulated moves
 CANDIDATE_COST: Final = 5  # copying a world and applying a candidate with the engine
 MAX_WORLDS: Final = 2000
@@ -91,14 +94,28 @@ def decide(view: PlayerView, rng: random.Random) -> Decision:
     if to_act(view) != view.seat or baseline is None:
         return Decision(baseline)  # a jump-in sheds a card for free
     plain = baseline.without_uno()
-    candidates = candidate_moves(view, legal, plain)
+    limits = hand_limits(view)
+    candidates = candidate_moves(view, legal, plain, _lacking_colors(view))
     if len(candidates) == 1:
         return Decision(baseline)
-    best, worlds, work = search(view, candidates, rng)
+    best, worlds, work = search(view, candidates, rng, limits)
     return Decision(baseline if best == plain else with_uno(view, best), worlds, work)
 
 
-def candidate_moves(view: PlayerView, legal: list[Move], baseline: Move) -> list[Move]:
+def _lacking_colors(view: PlayerView) -> int:
+    """The colours the next seat is known to hold none of (a bit per colour)."""
+    if not view.history:
+        return 0
+    seen = memory.read(
+        view.history, view.seat, view.players, draw_until_playable=view.rules.draw_until_playable
+    )
+    nxt = seen[(view.seat + view.direction) % view.players]
+    return nxt.colors & 0b1111 if nxt.fresh == 0 and not nxt.known else 0
+
+
+def candidate_moves(
+    view: PlayerView, legal: list[Move], baseline: Move, lacking: int = 0
+) -> list[Move]:
     """Distinct choices worth comparing, the greedy one first: identical cards once,
     a wild only in the colours the hand left holds most of, at most MAX_CANDIDATES."""
     rest_counts: dict[int, list[int]] = {}
@@ -121,8 +138,9 @@ def candidate_moves(view: PlayerView, legal: list[Move], baseline: Move) -> list
                 top = max(counts)
                 # The best colour, and a second one only if the hand holds some of it.
                 ordered = sorted(range(4), key=lambda c: (-counts[c], c))
-                if color not in (ordered[0], ordered[1]) or (
-                    color == ordered[1] and counts[color] == 0
+                if not lacking >> color & 1 and (
+                    color not in (ordered[0], ordered[1])
+                    or (color == ordered[1] and counts[color] == 0)
                 ):
                     continue
                 rank = -12.0 + 2 * counts[color] - (top - counts[color])
@@ -143,7 +161,12 @@ def candidate_moves(view: PlayerView, legal: list[Move], baseline: Move) -> list
     return chosen
 
 
-def search(view: PlayerView, candidates: list[Move], rng: random.Random) -> tuple[Move, int, int]:
+def search(
+    view: PlayerView,
+    candidates: list[Move],
+    rng: random.Random,
+    allowed: list[HandLimit | None] | None = None,
+) -> tuple[Move, int, int]:
     """The candidate with the best paired advantage over the first (the baseline),
     the worlds sampled and the work spent."""
     k = len(candidates)
@@ -159,9 +182,10 @@ def search(view: PlayerView, candidates: list[Move], rng: random.Random) -> tupl
     seat = view.seat
     moves = [with_uno(view, move) for move in candidates]
     values = [0.0] * k
+    hidden = Hidden.of(view, allowed)
     while worlds < MAX_WORLDS and budget >= world_cost + k * (CANDIDATE_COST + horizon):
         budget -= world_cost
-        world = determinize(view, rng)
+        world = determinize(view, rng, hidden=hidden)
         seed = rng.getrandbits(64)
         for i, move in enumerate(moves):
             sim = world.copy()
@@ -190,19 +214,128 @@ def search(view: PlayerView, candidates: list[Move], rng: random.Random) -> tupl
 # -- sampling the hidden cards ----------------------------------------------------------
 
 
-def _guilt_posterior(view: PlayerView) -> float:
+def _none_of(pool: int, of_color: int, drawn: int) -> float:
+    """P(no card of a colour among `drawn` cards dealt from `pool`, `of_color` of them
+    of that colour)."""
+    p_none = 1.0
+    for i in range(drawn):
+        remaining = pool - i
+        if remaining <= 0:
+            break
+        p_none *= max(remaining - of_color, 0) / remaining
+    return p_none
+
+
+def _guilt_prior(view: PlayerView, limit: HandLimit | None) -> float:
+    """P(the accused holds the colour before its Wild Draw Four), if its hand were
+    dealt at random within what the table has shown of it."""
+    pending = view.pending
+    if limit is None or pending is None:
+        return guilt_probability(view)
+    color = pending.previous_color
+    known, bound, allowed = limit
+    if any(COLOR_OF[c] == color for c in known):
+        return 1.0
+    unseen = view.unseen()
+    rest = view.card_counts[pending.accused] - len(known)
+    p_none = 1.0
+    if allowed is not None and bound:
+        pool = [c for c in unseen if allowed[c]]
+        p_none *= _none_of(len(pool), sum(1 for c in pool if COLOR_OF[c] == color), bound)
+        rest -= bound
+    of_color = sum(1 for c in unseen if COLOR_OF[c] == color)
+    return 1.0 - p_none * _none_of(len(unseen), of_color, max(rest, 0))
+
+
+def _guilt_posterior(view: PlayerView, limit: HandLimit | None = None) -> float:
     """P(the pending Wild Draw Four was a bluff): card counting, weighed by how rarely
     a player bluffs unless the next seat is about to go out."""
-    prior = guilt_probability(view)
+    prior = _guilt_prior(view, limit)
     threatened = view.card_counts[view.seat] <= 2
     ratio = BLUFF_LIKELIHOOD_THREATENED if threatened else BLUFF_LIKELIHOOD
     weighed = prior * ratio
     return weighed / (weighed + 1.0 - prior) if weighed + 1.0 - prior > 0 else prior
 
 
-def determinize(view: PlayerView, rng: random.Random) -> GameState:
-    """A full table consistent with everything `view` shows, hidden cards at random."""
-    unseen = view.unseen()
+# Per seat: the cards known in its hand, how many more must fit `allowed`, and a
+# 108-entry table of the cards it may hold (None: any).
+HandLimit = tuple[list[int], int, bytes | None]
+
+
+def hand_limits(view: PlayerView) -> list[HandLimit | None]:
+    """What `memory` says each other seat's hand holds or lacks, ready for dealing."""
+    if not view.history:
+        return [None] * view.players
+    seen = memory.read(
+        view.history,
+        view.seat,
+        view.players,
+        draw_until_playable=view.rules.draw_until_playable,
+    )
+    visible = set(view.hand)
+    visible.update(view.discard)
+    limits: list[HandLimit | None] = []
+    for seat, knowledge in enumerate(seen):
+        known = [c for c in knowledge.known if c not in visible]
+        if seat == view.seat or (not known and not knowledge.constrained):
+            limits.append(None)
+            continue
+        count = view.card_counts[seat]
+        known = known[:count]
+        bound = max(count - len(known) - knowledge.fresh, 0) if knowledge.constrained else 0
+        allowed = bytes(not knowledge.excludes(c) for c in range(108)) if bound else None
+        limits.append((known, bound, allowed))
+    return limits
+
+
+def _deal(unseen: list[int], count: int, allowed: bytes) -> list[int]:
+    """Take the first `count` cards of the shuffled `unseen` that `allowed` lets through."""
+    taken: list[int] = []
+    if count <= 0:
+        return taken
+    for index, card in enumerate(unseen):
+        if allowed[card]:
+            taken.append(index)
+            if len(taken) == count:
+                break
+    picked = [unseen[index] for index in taken]
+    for index in reversed(taken):
+        del unseen[index]
+    return picked
+
+
+@dataclass(frozen=True, slots=True)
+class Hidden:
+    """What every sampled world of one decision starts from: the cards this seat
+    cannot see, what the table has shown of each hand, and the odds that a pending
+    Wild Draw Four was a bluff."""
+
+    unseen: tuple[int, ...]
+    limits: list[HandLimit | None] | None
+    guilt: float
+
+    @staticmethod
+    def of(view: PlayerView, limits: list[HandLimit | None] | None = None) -> Hidden:
+        pending = view.pending
+        guilt = 0.0
+        if pending is not None and pending.type == "challenge" and pending.previous_color >= 0:
+            guilt = _guilt_posterior(view, limits[pending.accused] if limits else None)
+        return Hidden(tuple(view.unseen()), limits, guilt)
+
+
+def determinize(
+    view: PlayerView,
+    rng: random.Random,
+    limits: list[HandLimit | None] | None = None,
+    hidden: Hidden | None = None,
+) -> GameState:
+    """A full table consistent with everything `view` shows, hidden cards at random
+    (within what the table has shown of each hand: `hand_limits`). `hidden`, worked
+    out once per decision, saves working it out again for every world."""
+    if hidden is None:
+        hidden = Hidden.of(view, limits)
+    limits = hidden.limits
+    unseen = list(hidden.unseen)
     _shuffle(unseen, rng)
     # Rollouts only need to know who wins this round.
     state = GameState(GameConfig(view.players, 0, view.rules), rng.getrandbits(63))
@@ -216,8 +349,20 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
             unseen,
             view.card_counts[accused],
             pending.previous_color,
-            rng.random() < _guilt_posterior(view),
+            rng.random() < hidden.guilt,
         )
+    partial: dict[int, list[int]] = {}
+    if limits is not None:
+        for seat, limit in enumerate(limits):
+            if limit is None or seat in fixed:
+                continue
+            known, bound, allowed = limit
+            hand = [c for c in known if c in unseen]
+            if hand:
+                unseen[:] = [c for c in unseen if c not in hand]
+            if allowed is not None:
+                hand += _deal(unseen, bound, allowed)
+            partial[seat] = hand
     hands: list[list[int]] = []
     for seat, count in enumerate(view.card_counts):
         if seat == view.seat:
@@ -225,8 +370,10 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
         elif seat in fixed:
             hands.append(fixed[seat])
         else:
-            hands.append(unseen[:count])
-            del unseen[:count]
+            hand = partial.get(seat, [])
+            more = count - len(hand)
+            hands.append(hand + unseen[:more])
+            del unseen[:more]
     state.hands = hands
     state.draw_pile = unseen
     state.discard = list(view.discard)

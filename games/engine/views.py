@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .cards import COLOR_NAMES, NO_COLOR, card_json
+from .events import Event, visible_data
 from .moves import Move
 from .rules import DIRECTION_NAMES, legal_moves
 from .state import GameState, PendingType, Rules
@@ -126,6 +128,9 @@ class PlayerView:
     scores: tuple[int, ...]
     discard: tuple[int, ...]  # public: every card on the discard pile, top last
     draw_pile_count: int
+    # The current round's events so far, as this seat saw them (others' draws
+    # without their cards): what card counting beyond the discard pile reads.
+    history: tuple[Event, ...] = ()
 
     def unseen(self) -> list[int]:
         """Cards this seat cannot see: the other hands and the draw pile."""
@@ -134,7 +139,9 @@ class PlayerView:
         return [c for c in range(108) if c not in visible]
 
 
-def player_view(state: GameState, seat: int) -> PlayerView:
+def player_view(state: GameState, seat: int, history: Iterable[Event] = ()) -> PlayerView:
+    """`seat`'s view; `history` is the game's events (or any tail of them holding the
+    current round), redacted here for `seat`."""
     pending = state.pending
     pending_view = None
     if pending is not None:
@@ -166,4 +173,17 @@ def player_view(state: GameState, seat: int) -> PlayerView:
         scores=tuple(state.scores),
         discard=tuple(state.discard),
         draw_pile_count=len(state.draw_pile),
+        history=_seen_history(history, state.round, seat),
     )
+
+
+def _seen_history(history: Iterable[Event], round_number: int, seat: int) -> tuple[Event, ...]:
+    seen: list[Event] = []
+    for event in history:
+        if event.round != round_number:
+            continue
+        data = visible_data(event.type, event.seat, event.data, seat)
+        seen.append(
+            event if data is event.data else Event(event.type, event.seat, data, event.round)
+        )
+    return tuple(seen)

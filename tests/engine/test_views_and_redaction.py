@@ -14,7 +14,9 @@ from games.engine import (
     GameState,
     Move,
     apply,
+    legal_moves,
     new_game,
+    player_view,
     render,
     seat_view,
     table_view,
@@ -217,3 +219,22 @@ def test_a_revealed_hand_is_rendered_only_for_the_challenger() -> None:
     challenged = next(e for e in events if e.type == "challenged")
     for viewer in (0, 1, 2, None):
         assert render(challenged, viewer)["data"] == {"by": 1, "guilty": True}
+
+
+def test_a_bots_view_of_the_round_leaves_out_every_card_it_may_not_see() -> None:
+    state, history = new_game(GameConfig(3, 0), 4)
+    for _ in range(12):  # drawing whenever it may
+        seat = state.to_act
+        assert seat is not None
+        moves = legal_moves(state, seat)
+        history += apply(state, seat, Move("draw") if Move("draw") in moves else moves[0])
+    for viewer in range(3):
+        seen = player_view(state, viewer, history).history
+        assert [e.type for e in seen] == [e.type for e in history if e.round == state.round]
+        for event in seen:
+            if event.type == "cards_drawn" and event.seat != viewer:
+                assert "cards" not in event.data
+            if event.type == "round_started":
+                assert "hands" not in event.data
+                assert event.data["hand"] == history[1].data["hands"][viewer]
+    assert player_view(state, 0).history == ()

@@ -9,7 +9,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from games import bots, dispatch, services
+from games import bots, dispatch, engine, services
 from games.engine import GameState, Move, Rules, legal_moves
 from games.engine.cards import CODE_OF
 from games.engine.moves import CALL_UNO
@@ -202,6 +202,53 @@ def test_bots_play_on_until_it_is_the_humans_turn(host, sent_tasks):
     assert 1 <= moves < 50
     seqs = list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_a_bot_that_reads_the_table_sees_this_rounds_events_without_others_cards(host, monkeypatch):
+    game = table(host, ["greedy", "expert"], seed=seed_where(3, lambda s: s.to_act == 1))
+    seen: list[engine.PlayerView] = []
+
+    def watching(view: engine.PlayerView, rng: object) -> Move | None:
+        seen.append(view)
+        return view.legal_moves[0]
+
+    monkeypatch.setitem(bots.STRATEGIES, "expert", watching)
+    for _ in range(6):
+        current = reload(game)
+        if to_act(current) == 0:
+            services.move_apply(
+                game_id=game.pk,
+                player=host.player,
+                version=current.version,
+                move=legal_moves(GameState.from_snapshot(current.state), 0)[0],
+            )
+        else:
+            assert services.bot_act(game_id=game.pk, version=current.version) is not None
+    assert seen
+    view = seen[-1]
+    stored = Event.objects.filter(game=game, round=view.round).order_by("seq")
+    assert [e.type for e in view.history] == [e.type for e in stored][: len(view.history)]
+    dealt = next(e for e in view.history if e.type == "round_started")
+    assert (
+        dealt.data["hand"] == next(e for e in stored if e.type == "round_started").data["hands"][2]
+    )
+    assert "hands" not in dealt.data
+    for event in view.history:
+        if event.type == "cards_drawn" and event.seat != 2:
+            assert "cards" not in event.data
+
+
+def test_bots_that_decide_from_the_table_alone_are_not_given_the_history(host, monkeypatch):
+    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    seen: list[engine.PlayerView] = []
+
+    def watching(view: engine.PlayerView, rng: object) -> Move | None:
+        seen.append(view)
+        return view.legal_moves[0]
+
+    monkeypatch.setitem(bots.STRATEGIES, "greedy", watching)
+    assert services.bot_act(game_id=game.pk, version=game.version) is not None
+    assert [view.history for view in seen] == [()]
 
 
 # -- turn timeouts -------------------------------------------------------------------
