@@ -43,7 +43,7 @@ from games.engine.cards import (
 
 # Simulated moves per decision at most, whatever the table (each world and each
 # candidate also pays a fixed overhead in the same unit): the only bound on the work.
-MAX_SIMULATED_MOVES: Final = 10_000
+MAX_SIMULATED_MOVES: Final = 12_000
 WORLD_COST: Final = 18  # dealing a world, in simulated moves
 CANDIDATE_COST: Final = 5  # copying a world and applying a candidate with the engine
 MAX_WORLDS: Final = 2000
