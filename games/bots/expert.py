@@ -94,21 +94,21 @@ def decide(view: PlayerView, rng: random.Random) -> Decision:
     if to_act(view) != view.seat or baseline is None:
         return Decision(baseline)  # a jump-in sheds a card for free
     plain = baseline.without_uno()
-    limits = hand_limits(view)
-    candidates = candidate_moves(view, legal, plain, _lacking_colors(view))
+    seen = memory.of_view(view)
+    limits = hand_limits(view, seen)
+    candidates = candidate_moves(view, legal, plain, _lacking_colors(view, seen))
     if len(candidates) == 1:
         return Decision(baseline)
     best, worlds, work = search(view, candidates, rng, limits)
     return Decision(baseline if best == plain else with_uno(view, best), worlds, work)
 
 
-def _lacking_colors(view: PlayerView) -> int:
+def _lacking_colors(view: PlayerView, seen: list[memory.Knowledge] | None = None) -> int:
     """The colours the next seat is known to hold none of (a bit per colour)."""
     if not view.history:
         return 0
-    seen = memory.read(
-        view.history, view.seat, view.players, draw_until_playable=view.rules.draw_until_playable
-    )
+    if seen is None:
+        seen = memory.of_view(view)
     nxt = seen[(view.seat + view.direction) % view.players]
     return nxt.colors & 0b1111 if nxt.fresh == 0 and not nxt.known else 0
 
@@ -262,16 +262,15 @@ def _guilt_posterior(view: PlayerView, limit: HandLimit | None = None) -> float:
 HandLimit = tuple[list[int], int, bytes | None]
 
 
-def hand_limits(view: PlayerView) -> list[HandLimit | None]:
-    """What `memory` says each other seat's hand holds or lacks, ready for dealing."""
+def hand_limits(
+    view: PlayerView, seen: list[memory.Knowledge] | None = None
+) -> list[HandLimit | None]:
+    """What `memory` says (`seen`, read from `view` when not given) each other seat's
+    hand holds or lacks, ready for dealing."""
     if not view.history:
         return [None] * view.players
-    seen = memory.read(
-        view.history,
-        view.seat,
-        view.players,
-        draw_until_playable=view.rules.draw_until_playable,
-    )
+    if seen is None:
+        seen = memory.of_view(view)
     visible = set(view.hand)
     visible.update(view.discard)
     limits: list[HandLimit | None] = []

@@ -19,6 +19,7 @@ from typing import Final
 
 from games.engine.cards import COLOR_BY_NAME, COLOR_OF, FACE_OF, IS_WILD
 from games.engine.events import Event
+from games.engine.views import PlayerView
 
 WILD_BIT: Final = 1 << 4
 
@@ -137,3 +138,13 @@ def read(
     if 0 <= viewer < players:
         seats[viewer] = Knowledge()
     return seats
+
+
+def of_view(view: PlayerView) -> list[Knowledge]:
+    """`read` for the seat and round `view` shows."""
+    return read(
+        view.history,
+        view.seat,
+        view.players,
+        draw_until_playable=view.rules.draw_until_playable,
+    )
