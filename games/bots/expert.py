@@ -63,9 +63,8 @@ MIN_Z: Final = 1.0
 # about to go out (measured on greedy and random players' games).
 BLUFF_LIKELIHOOD: Final = 0.15
 BLUFF_LIKELIHOOD_THREATENED: Final = 0.5
-# The other seats in a rollout play a random fitting card this often instead of the
-# greedy one, and challenge a Wild Draw Four this often: nobody plays quite like us.
-ROLLOUT_NOISE: Final = 0.0
+# The other seats in a rollout challenge a Wild Draw Four this often: nobody plays
+# quite like us.
 CHALLENGE_RATE: Final = 0.5
 
 
@@ -190,7 +189,7 @@ def search(
         for i, move in enumerate(moves):
             sim = world.copy()
             push(sim, seat, move)
-            values[i], used = simulate(sim, seed, horizon, seat, ROLLOUT_NOISE, CHALLENGE_RATE)
+            values[i], used = simulate(sim, seed, horizon, seat, CHALLENGE_RATE)
             budget -= used + CANDIDATE_COST
         worlds += 1
         base = values[0]
@@ -471,7 +470,6 @@ def simulate(
     seed: int,
     limit: int,
     me: int = -1,
-    noise: float = 0.0,
     challenge_rate: float = 1.0,
 ) -> tuple[float, int]:
     """Finish the round from `state` (its lists are used up) with a greedy-like policy
@@ -526,7 +524,6 @@ def simulate(
     # the same whatever they chose.
     x = seed ^ 0x9E3779B97F4A7C15
     used = 0
-    wild_color = -1
     while True:
         hand = hands[seat]
         # A move costs more with a big hand to look through.
@@ -565,41 +562,30 @@ def simulate(
             forced = -1
         else:
             card = -1
-            if seat != me and noise > 0.0:
-                x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
-                if (x >> 11) * _UNIT < noise:
-                    fits = [
-                        c for c in hand if is_wild[c] or color_of[c] == color or face_of[c] == face
-                    ]
-                    if fits:
-                        x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
-                        card = fits[(x >> 32) % len(fits)]
-                        wild_color = (x >> 20) & 3
-            if card < 0:
-                counts = [0, 0, 0, 0]
-                for c in hand:
-                    k = color_of[c]
-                    if k >= 0:
-                        counts[k] += 1
-                top_count = max(counts)
-                holds = counts[color] > 0
-                threatened = len(hands[(seat + direction) % n]) <= 2
-                best = -1e9
-                for c in hand:
-                    k = color_of[c]
-                    if k < 0:
-                        score = 2.0 * top_count + base[c]
-                        if kind_of[c] == WILD_DRAW_FOUR:
-                            score -= 25 if holds else 9
-                    elif k == color or face_of[c] == face:
-                        score = 2.0 * (counts[k] - 1) + base[c]
-                    else:
-                        continue
-                    if threatened:
-                        score += threat_bonus[c]
-                    if score > best:
-                        best = score
-                        card = c
+            counts = [0, 0, 0, 0]
+            for c in hand:
+                k = color_of[c]
+                if k >= 0:
+                    counts[k] += 1
+            top_count = max(counts)
+            holds = counts[color] > 0
+            threatened = len(hands[(seat + direction) % n]) <= 2
+            best = -1e9
+            for c in hand:
+                k = color_of[c]
+                if k < 0:
+                    score = 2.0 * top_count + base[c]
+                    if kind_of[c] == WILD_DRAW_FOUR:
+                        score -= 25 if holds else 9
+                elif k == color or face_of[c] == face:
+                    score = 2.0 * (counts[k] - 1) + base[c]
+                else:
+                    continue
+                if threatened:
+                    score += threat_bonus[c]
+                if score > best:
+                    best = score
+                    card = c
             if card < 0:
                 drawn = _take(pile, discard, key)
                 while drawn >= 0:
@@ -622,13 +608,7 @@ def simulate(
         face = face_of[card]
         kind = kind_of[card]
         previous = color
-        if not is_wild[card]:
-            color = color_of[card]
-        elif wild_color >= 0:
-            color = wild_color
-            wild_color = -1
-        else:
-            color = _best_color(hand)
+        color = _best_color(hand) if is_wild[card] else color_of[card]
         if not hand:
             return float(seat == me), used
         nxt = (seat + direction) % n
