@@ -1,9 +1,11 @@
 """Bot strength: engine-only games between two strategies.
 
-    python -m bench.bots --players 2 --games 4000 expert greedy [--json]
+    python -m bench.bots --players 2 --games 4000 expert greedy [--first-game N] [--json]
 
 The first strategy plays one seat and is measured; the second fills every other
-seat; the measured seat rotates from game to game. Prints the measured strategy's
+seat; the measured seat rotates from game to game. Game i is dealt from a seed made
+of i alone, so two runs over the same games compare strategies on the same deals;
+`--first-game` moves the run to games a change was not tuned on. Prints the measured strategy's
 win rate with a 95% confidence interval (Wilson), and the mean time per decision.
 """
 
@@ -124,9 +126,16 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def run(
-    first: str, second: str, players: int, games: int, target_score: int, workers: int
+    first: str,
+    second: str,
+    players: int,
+    games: int,
+    target_score: int,
+    workers: int,
+    first_game: int = 0,
 ) -> dict[str, Any]:
-    chunks = [list(range(w, games, workers)) for w in range(workers)]
+    end = first_game + games
+    chunks = [list(range(first_game + w, end, workers)) for w in range(workers)]
     started = time.perf_counter()
     if workers == 1:
         tallies = [_run_chunk((first, second, players, target_score, chunks[0]))]
@@ -148,6 +157,7 @@ def run(
         "against": second,
         "players": players,
         "games": total.games,
+        "first_game": first_game,
         "wins": total.wins,
         "win_rate": round(total.wins / total.games, 4),
         "ci_low": round(low, 4),
@@ -167,15 +177,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--target-score", type=int, default=0, help="0: a game is one round")
     parser.add_argument("--workers", type=int, default=2, help="processes (one per core)")
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="index of the first game (its deal)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = run(args.first, args.second, args.players, args.games, args.target_score, args.workers)
+    result = run(
+        args.first,
+        args.second,
+        args.players,
+        args.games,
+        args.target_score,
+        args.workers,
+        args.first_game,
+    )
     if args.json:
         print(json.dumps(result))
         return
     print(
         f"{result['strategy']} vs {result['against']} ({result['players']} players, "
-        f"{result['games']} games): win rate {result['win_rate']:.1%} "
+        f"{result['games']} games from game {result['first_game']}): "
+        f"win rate {result['win_rate']:.1%} "
         f"(95% CI {result['ci_low']:.1%} to {result['ci_high']:.1%}; fair share "
         f"{result['fair_share']:.0%})\n"
         f"decision time: mean {result['mean_decision_ms']} ms, max {result['max_decision_ms']} ms; "
