@@ -5,8 +5,9 @@
 The first strategy plays one seat and is measured; the second fills every other
 seat; the measured seat rotates from game to game. Game i is dealt from a seed made
 of i alone, so two runs over the same games compare strategies on the same deals;
-`--first-game` moves the run to games a change was not tuned on. Prints the measured strategy's
-win rate with a 95% confidence interval (Wilson), and the mean time per decision.
+`--first-game` moves the run to games a change was not tuned on. Prints the
+measured strategy's win rate with a 95% confidence interval (Wilson), and the mean
+time per decision.
 """
 
 from __future__ import annotations
