@@ -4,8 +4,11 @@
 
 The first strategy plays one seat and is measured; the second fills every other
 seat; the measured seat rotates from game to game. Game i is dealt from a seed made
-of i alone, so two runs over the same games compare strategies on the same deals;
-`--first-game` moves the run to games a change was not tuned on. Prints the
+of i alone, and each seat draws its choices from a stream of its own, so two runs
+over the same games compare strategies on the same deals and on the same luck of
+the other seats until the measured seat's play makes the games differ;
+`--first-game` moves the run to games a change was not tuned on. Every seat sees
+which strategy each seat plays, as the game view shows it. Prints the
 measured strategy's win rate with a 95% confidence interval (Wilson), and the mean
 time per decision.
 """
@@ -41,12 +44,12 @@ def play_game(
     strategies: list[str], target_score: int, seed: int, measured: int, tally: Tally
 ) -> int:
     """Play one game; returns the winning seat. Times the measured seat's decisions."""
-    rng = random.Random(seed)
+    rngs = [random.Random(seed * 7919 + seat) for seat in range(len(strategies))]
     state, history = new_game(GameConfig(len(strategies), target_score), seed)
     for _ in range(MAX_STEPS):
         if state.finished:
             return state.winner
-        seat, move = _next_action(state, history, strategies, rng, measured, tally)
+        seat, move = _next_action(state, history, strategies, rngs, measured, tally)
         events = apply(state, seat, move)
         starts = [i for i, e in enumerate(events) if e.type == "round_started"]
         if starts:  # the views hold the current round only
@@ -60,7 +63,7 @@ def _next_action(
     state: GameState,
     history: list[Event],
     strategies: list[str],
-    rng: random.Random,
+    rngs: list[random.Random],
     measured: int,
     tally: Tally,
 ) -> tuple[int, Move]:
@@ -71,10 +74,10 @@ def _next_action(
     if state.uno_owed >= 0 or state.config.rules.jump_in:
         for offset in range(1, n):
             seat = (to_act + offset) % n
-            move = _decide(state, history, seat, strategies, rng, measured, tally)
+            move = _decide(state, history, seat, strategies, rngs[seat], measured, tally)
             if move is not None:
                 return seat, move
-    move = _decide(state, history, to_act, strategies, rng, measured, tally)
+    move = _decide(state, history, to_act, strategies, rngs[to_act], measured, tally)
     assert move is not None, "the seat to act must act"
     return to_act, move
 
@@ -88,7 +91,7 @@ def _decide(
     measured: int,
     tally: Tally,
 ) -> Move | None:
-    view = player_view(state, seat, history)
+    view = player_view(state, seat, history, bots=strategies)
     if not view.legal_moves:
         return None
     choose = STRATEGIES[strategies[seat]]

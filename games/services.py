@@ -550,6 +550,7 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
         return None
     players = state.players
     history: list[engine.Event] | None = None
+    seated_bots = tuple(taken["bot"] for taken in game.seating)
     # Out-of-turn seats in turn order after the seat to act, that seat last.
     for offset in range(1, players + 1):
         seat = (to_act + offset) % players
@@ -560,7 +561,7 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
         if history is None and strategy in bots.READS_HISTORY:
             history = selectors.round_history(game, state.round)
         try:
-            view = engine.player_view(state, seat, history or ())
+            view = engine.player_view(state, seat, history or (), bots=seated_bots)
             move = bots.choose(strategy, view, rng)
         except Exception:
             # A bug in a bot must not stall the table: log it, and let the bot to act

@@ -131,6 +131,9 @@ class PlayerView:
     # The current round's events so far, as this seat saw them (others' draws
     # without their cards): what card counting beyond the discard pile reads.
     history: tuple[Event, ...] = ()
+    # Each seat's bot strategy, None for a person (empty: not known). Public: the
+    # game view shows every seat's `bot`, so a player knows who plays at random.
+    bots: tuple[str | None, ...] = ()
 
     def unseen(self) -> list[int]:
         """Cards this seat cannot see: the other hands and the draw pile."""
@@ -139,9 +142,16 @@ class PlayerView:
         return [c for c in range(108) if c not in visible]
 
 
-def player_view(state: GameState, seat: int, history: Iterable[Event] = ()) -> PlayerView:
+def player_view(
+    state: GameState,
+    seat: int,
+    history: Iterable[Event] = (),
+    *,
+    bots: Iterable[str | None] = (),
+) -> PlayerView:
     """`seat`'s view; `history` is the game's events (or any tail of them holding the
-    current round), redacted here for `seat`."""
+    current round), redacted here for `seat`; `bots` each seat's bot strategy (None
+    for a person), as the game view shows them."""
     pending = state.pending
     pending_view = None
     if pending is not None:
@@ -174,6 +184,7 @@ def player_view(state: GameState, seat: int, history: Iterable[Event] = ()) -> P
         discard=tuple(state.discard),
         draw_pile_count=len(state.draw_pile),
         history=_seen_history(history, state.round, seat),
+        bots=tuple(bots),
     )
 
 

@@ -238,3 +238,9 @@ def test_a_bots_view_of_the_round_leaves_out_every_card_it_may_not_see() -> None
                 assert "hands" not in event.data
                 assert event.data["hand"] == history[1].data["hands"][viewer]
     assert player_view(state, 0).history == ()
+
+
+def test_a_view_names_each_seats_bot_as_the_game_view_does():
+    state, _ = new_game(GameConfig(3, 0), 4)
+    assert player_view(state, 0, bots=[None, "random", "expert"]).bots == (None, "random", "expert")
+    assert player_view(state, 0).bots == ()

@@ -36,6 +36,19 @@ def put_state(game: Game, state: GameState) -> Game:
     return reload(game)
 
 
+def watch(monkeypatch: pytest.MonkeyPatch, strategy: str) -> list[engine.PlayerView]:
+    """Replace `strategy` by a bot that records each view it is given and makes its
+    first legal move: the views the services hand that strategy's bots."""
+    seen: list[engine.PlayerView] = []
+
+    def watching(view: engine.PlayerView, rng: object) -> Move | None:
+        seen.append(view)
+        return view.legal_moves[0]
+
+    monkeypatch.setitem(bots.STRATEGIES, strategy, watching)
+    return seen
+
+
 # -- what each change arms ---------------------------------------------------------------
 
 
@@ -206,13 +219,7 @@ def test_bots_play_on_until_it_is_the_humans_turn(host, sent_tasks):
 
 def test_a_bot_that_reads_the_table_sees_this_rounds_events_without_others_cards(host, monkeypatch):
     game = table(host, ["greedy", "expert"], seed=seed_where(3, lambda s: s.to_act == 1))
-    seen: list[engine.PlayerView] = []
-
-    def watching(view: engine.PlayerView, rng: object) -> Move | None:
-        seen.append(view)
-        return view.legal_moves[0]
-
-    monkeypatch.setitem(bots.STRATEGIES, "expert", watching)
+    seen = watch(monkeypatch, "expert")
     for _ in range(6):
         current = reload(game)
         if to_act(current) == 0:
@@ -240,15 +247,18 @@ def test_a_bot_that_reads_the_table_sees_this_rounds_events_without_others_cards
 
 def test_bots_that_decide_from_the_table_alone_are_not_given_the_history(host, monkeypatch):
     game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
-    seen: list[engine.PlayerView] = []
-
-    def watching(view: engine.PlayerView, rng: object) -> Move | None:
-        seen.append(view)
-        return view.legal_moves[0]
-
-    monkeypatch.setitem(bots.STRATEGIES, "greedy", watching)
+    seen = watch(monkeypatch, "greedy")
     assert services.bot_act(game_id=game.pk, version=game.version) is not None
     assert [view.history for view in seen] == [()]
+
+
+def test_a_bot_sees_which_seats_are_bots_and_of_what_strategy_as_the_game_view_shows(
+    host, monkeypatch
+):
+    game = table(host, ["random", "expert"], seed=seed_where(3, lambda s: s.to_act == 2))
+    seen = watch(monkeypatch, "expert")
+    assert services.bot_act(game_id=game.pk, version=game.version) is not None
+    assert [view.bots for view in seen] == [(None, "random", "expert")]
 
 
 # -- turn timeouts -------------------------------------------------------------------
