@@ -9,12 +9,15 @@ candidate move in each sampled world with the engine, then plays on a few turns 
 a fast greedy-like policy simulated on bare lists rather than through the engine,
 and judges where the round then stands from the cards every seat holds
 (`leaf_value`). The same sampled worlds serve every candidate (common random
-numbers), so candidates are compared on paired outcomes, not on luck; the greedy
-choice stands unless another move beats it clearly. A wild may also name a colour
-the next seat is known to lack.
+numbers), so candidates are compared on paired outcomes, not on luck; a candidate
+clearly behind the leader is dropped as the worlds come in, so the work goes to the
+close calls, and the greedy choice stands unless another move beats it clearly. A
+wild may also name a colour the next seat is known to lack. A seat the table shows
+to be a random bot is simulated exactly as it plays: any card that fits, any colour,
+never a challenge.
 
 The work per decision is bounded by a count of simulated moves, not by the clock,
-so a decision is a pure function of (view, rng) and stays well under 50 ms.
+so a decision is a pure function of (view, rng) and stays under 50 ms on one core.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from games.engine.cards import (
 
 # Simulated moves per decision at most, whatever the table (each world and each
 # candidate also pays a fixed overhead in the same unit): the only bound on the work.
-MAX_SIMULATED_MOVES: Final = 12_000
+MAX_SIMULATED_MOVES: Final = 20_000
 WORLD_COST: Final = 18  # dealing a world, in simulated moves
 CANDIDATE_COST: Final = 5  # copying a world and applying a candidate with the engine
 MAX_WORLDS: Final = 2000
@@ -57,15 +60,24 @@ LEAF_TURN: Final = 0.2
 MAX_CANDIDATES: Final = 8
 # Leave the greedy choice only for a move whose paired advantage over it is this many
 # standard errors above zero: below that, the difference is noise.
-MIN_Z: Final = 1.0
+MIN_Z: Final = 0.5
+# Every RACE_EVERY worlds, a candidate whose paired deficit to the leader is more than
+# RACE_Z standard errors below zero gets no more worlds (the baseline always does).
+RACE_Z: Final = 2.0
+RACE_EVERY: Final = 16
 # How likely a bluff is to be played, relative to an honest Wild Draw Four: weighs
 # the card counting of a challenge decision. Players bluff mostly to stop a next seat
 # about to go out (measured on greedy and random players' games).
 BLUFF_LIKELIHOOD: Final = 0.15
 BLUFF_LIKELIHOOD_THREATENED: Final = 0.5
+# A random bot plays a Wild Draw Four whatever it holds, a little less often when it
+# holds the colour (it then has more cards that fit).
+BLUFF_LIKELIHOOD_RANDOM: Final = 0.75
 # The other seats in a rollout challenge a Wild Draw Four this often: nobody plays
 # quite like us.
 CHALLENGE_RATE: Final = 0.5
+# Bot strategies the rollouts play exactly as they are written.
+RANDOM_PLAYERS: Final = frozenset({"random"})
 
 
 def choose(view: PlayerView, rng: random.Random) -> Move | None:
@@ -182,25 +194,33 @@ def search(
     moves = [with_uno(view, move) for move in candidates]
     values = [0.0] * k
     hidden = Hidden.of(view, allowed)
-    while worlds < MAX_WORLDS and budget >= world_cost + k * (CANDIDATE_COST + horizon):
+    random_seats = random_players(view)
+    active = list(range(k))
+    outcomes: list[list[float]] = [[] for _ in range(k)]
+    while worlds < MAX_WORLDS and budget >= world_cost + len(active) * (CANDIDATE_COST + horizon):
         budget -= world_cost
         world = determinize(view, rng, hidden=hidden)
         seed = rng.getrandbits(64)
-        for i, move in enumerate(moves):
+        for i in active:
             sim = world.copy()
-            push(sim, seat, move)
-            values[i], used = simulate(sim, seed, horizon, seat, CHALLENGE_RATE)
+            push(sim, seat, moves[i])
+            values[i], used = simulate(sim, seed, horizon, seat, CHALLENGE_RATE, random_seats)
             budget -= used + CANDIDATE_COST
         worlds += 1
         base = values[0]
-        for i in range(k):
+        for i in active:
             v = values[i]
             totals[i] += v
+            outcomes[i].append(v)
             d = v - base
             diff_sums[i] += d
             diff_squares[i] += d * d
+        if worlds % RACE_EVERY == 0 and len(active) > 1:
+            active = _still_in_race(active, totals, outcomes)
+            if active == [0]:
+                break
     work = MAX_SIMULATED_MOVES - budget
-    best = max(range(k), key=lambda i: (totals[i], -i))
+    best = max(active, key=lambda i: (totals[i], -i))
     if best == 0 or worlds == 0:
         return candidates[0], worlds, work
     mean = diff_sums[best] / worlds
@@ -208,6 +228,39 @@ def search(
     if mean <= 0 or mean < MIN_Z * math.sqrt(variance / worlds):
         return candidates[0], worlds, work
     return candidates[best], worlds, work
+
+
+def _still_in_race(
+    active: list[int], totals: list[float], outcomes: list[list[float]]
+) -> list[int]:
+    """The candidates of `active` not clearly behind the leader on the worlds so far
+    (every candidate in `active` was played in each of them); the baseline, 0, stays."""
+    leader = max(active, key=lambda i: (totals[i], -i))
+    leading = outcomes[leader]
+    worlds = len(leading)
+    kept: list[int] = []
+    for i in active:
+        if i != 0 and i != leader:
+            total = squares = 0.0
+            for own, best in zip(outcomes[i], leading, strict=True):
+                d = own - best
+                total += d
+                squares += d * d
+            mean = total / worlds
+            variance = max(squares / worlds - mean * mean, 0.0)
+            if mean + RACE_Z * math.sqrt(variance / worlds) < 0:
+                continue
+        kept.append(i)
+    return kept
+
+
+def random_players(view: PlayerView) -> int:
+    """The other seats the table shows to be random bots, a bit per seat."""
+    seats = 0
+    for seat, strategy in enumerate(view.bots):
+        if strategy in RANDOM_PLAYERS and seat != view.seat:
+            seats |= 1 << seat
+    return seats
 
 
 # -- sampling the hidden cards ----------------------------------------------------------
@@ -232,16 +285,17 @@ def _guilt_prior(view: PlayerView, limit: HandLimit | None) -> float:
     if limit is None or pending is None:
         return guilt_probability(view)
     color = pending.previous_color
-    known, bound, allowed = limit
+    known, bound, allowed, deeper, deeper_allowed = limit
     if any(COLOR_OF[c] == color for c in known):
         return 1.0
     unseen = view.unseen()
     rest = view.card_counts[pending.accused] - len(known)
     p_none = 1.0
-    if allowed is not None and bound:
-        pool = [c for c in unseen if allowed[c]]
-        p_none *= _none_of(len(pool), sum(1 for c in pool if COLOR_OF[c] == color), bound)
-        rest -= bound
+    for table, count in ((deeper_allowed, deeper), (allowed, bound - deeper)):
+        if table is not None and count > 0:
+            pool = [c for c in unseen if table[c]]
+            p_none *= _none_of(len(pool), sum(1 for c in pool if COLOR_OF[c] == color), count)
+            rest -= count
     of_color = sum(1 for c in unseen if COLOR_OF[c] == color)
     return 1.0 - p_none * _none_of(len(unseen), of_color, max(rest, 0))
 
@@ -252,13 +306,16 @@ def _guilt_posterior(view: PlayerView, limit: HandLimit | None = None) -> float:
     prior = _guilt_prior(view, limit)
     threatened = view.card_counts[view.seat] <= 2
     ratio = BLUFF_LIKELIHOOD_THREATENED if threatened else BLUFF_LIKELIHOOD
+    if view.pending is not None and random_players(view) >> view.pending.accused & 1:
+        ratio = BLUFF_LIKELIHOOD_RANDOM
     weighed = prior * ratio
     return weighed / (weighed + 1.0 - prior) if weighed + 1.0 - prior > 0 else prior
 
 
-# Per seat: the cards known in its hand, how many more must fit `allowed`, and a
-# 108-entry table of the cards it may hold (None: any).
-HandLimit = tuple[list[int], int, bytes | None]
+# Per seat: the cards known in its hand, how many more must fit `allowed` (a 108-entry
+# table of the cards it may hold, None: any), and how many of those must also fit the
+# narrower table of what it has lacked through earlier draws.
+HandLimit = tuple[list[int], int, bytes | None, int, bytes | None]
 
 
 def hand_limits(
@@ -282,7 +339,11 @@ def hand_limits(
         known = known[:count]
         bound = max(count - len(known) - knowledge.fresh, 0) if knowledge.constrained else 0
         allowed = bytes(not knowledge.excludes(c) for c in range(108)) if bound else None
-        limits.append((known, bound, allowed))
+        deeper = max(bound - knowledge.recent, 0) if knowledge.layered else 0
+        deeper_allowed = (
+            bytes(not knowledge.excludes_older(c) for c in range(108)) if deeper else None
+        )
+        limits.append((known, bound, allowed, deeper, deeper_allowed))
     return limits
 
 
@@ -354,12 +415,14 @@ def determinize(
         for seat, limit in enumerate(limits):
             if limit is None or seat in fixed:
                 continue
-            known, bound, allowed = limit
+            known, bound, allowed, deeper, deeper_allowed = limit
             hand = [c for c in known if c in unseen]
             if hand:
                 unseen[:] = [c for c in unseen if c not in hand]
+            if deeper_allowed is not None:
+                hand += _deal(unseen, deeper, deeper_allowed)
             if allowed is not None:
-                hand += _deal(unseen, bound, allowed)
+                hand += _deal(unseen, bound - deeper, allowed)
             partial[seat] = hand
     hands: list[list[int]] = []
     for seat, count in enumerate(view.card_counts):
@@ -471,11 +534,14 @@ def simulate(
     limit: int,
     me: int = -1,
     challenge_rate: float = 1.0,
+    random_seats: int = 0,
 ) -> tuple[float, int]:
     """Finish the round from `state` (its lists are used up) with a greedy-like policy
     for every seat: play the card that keeps the most of its colour in hand, wilds
     last, hit a seat about to go out, always play a drawn card that fits, challenge a
-    Wild Draw Four, stack when possible. Nobody forgets UNO or jumps in.
+    Wild Draw Four, stack when possible. The seats in `random_seats` (a bit per seat)
+    play as the random bot instead: any card that fits, a wild as likely as its four
+    colour choices, any colour, never a challenge. Nobody forgets UNO or jumps in.
 
     Returns `me`'s value, 1 or 0 for a round won or lost, `leaf_value` when `limit`
     moves did not finish it, and the moves used, weighed by the size of the hands
@@ -531,17 +597,21 @@ def simulate(
         if used + cost > limit:
             break
         used += cost
+        at_random = random_seats >> seat & 1
         if facing:
             wanted = WILD_DRAW_FOUR if facing == 1 else DRAW_TWO
             card = -1
-            if stacking:
+            # The random bot stacks a Draw Two but accepts a Wild Draw Four.
+            if stacking and not (at_random and facing == 1):
                 for c in hand:
                     if kind_of[c] == wanted:
                         card = c
                         break
             if card < 0:
                 challenges = True
-                if seat != me and challenge_rate < 1.0:
+                if at_random:
+                    challenges = False
+                elif seat != me and challenge_rate < 1.0:
                     x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
                     challenges = (x >> 11) * _UNIT < challenge_rate
                 if facing == 1 and not challenges:
@@ -560,6 +630,27 @@ def simulate(
         elif forced >= 0:
             card = forced
             forced = -1
+        elif at_random:
+            card = -1
+            fitting = 0
+            for c in hand:
+                if is_wild[c]:
+                    fitting += 4
+                elif color_of[c] == color or face_of[c] == face:
+                    fitting += 1
+            if fitting:
+                x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                pick = (x >> 11) % fitting
+                for c in hand:
+                    if is_wild[c]:
+                        pick -= 4
+                    elif color_of[c] == color or face_of[c] == face:
+                        pick -= 1
+                    else:
+                        continue
+                    if pick < 0:
+                        card = c
+                        break
         else:
             card = -1
             counts = [0, 0, 0, 0]
@@ -586,21 +677,21 @@ def simulate(
                 if score > best:
                     best = score
                     card = c
-            if card < 0:
+        if card < 0:
+            drawn = _take(pile, discard, key)
+            while drawn >= 0:
+                hand.append(drawn)
+                if is_wild[drawn] or color_of[drawn] == color or face_of[drawn] == face:
+                    break
+                if not until_playable:
+                    drawn = -1
+                    break
                 drawn = _take(pile, discard, key)
-                while drawn >= 0:
-                    hand.append(drawn)
-                    if is_wild[drawn] or color_of[drawn] == color or face_of[drawn] == face:
-                        break
-                    if not until_playable:
-                        drawn = -1
-                        break
-                    drawn = _take(pile, discard, key)
-                if drawn >= 0:
-                    forced = drawn
-                else:
-                    seat = (seat + direction) % n
-                continue
+            if drawn >= 0:
+                forced = drawn
+            else:
+                seat = (seat + direction) % n
+            continue
 
         # Play `card`.
         hand.remove(card)
@@ -608,7 +699,13 @@ def simulate(
         face = face_of[card]
         kind = kind_of[card]
         previous = color
-        color = _best_color(hand) if is_wild[card] else color_of[card]
+        if not is_wild[card]:
+            color = color_of[card]
+        elif at_random:
+            x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+            color = (x >> 11) & 3
+        else:
+            color = _best_color(hand)
         if not hand:
             return float(seat == me), used
         nxt = (seat + direction) % n
@@ -638,7 +735,11 @@ def simulate(
             seat = nxt
         else:
             if seven_o and NUMBER_OF[card] == 7:
-                target = min((s for s in range(n) if s != seat), key=lambda s: len(hands[s]))
+                if at_random:
+                    x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                    target = (seat + 1 + (x >> 11) % (n - 1)) % n
+                else:
+                    target = min((s for s in range(n) if s != seat), key=lambda s: len(hands[s]))
                 hands[seat], hands[target] = hands[target], hands[seat]
             elif seven_o and NUMBER_OF[card] == 0:
                 hands[:] = [hands[(s - direction) % n] for s in range(n)]

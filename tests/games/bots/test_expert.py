@@ -19,8 +19,9 @@ from games.engine import (
     legal_moves,
     new_game,
     player_view,
+    push,
 )
-from games.engine.cards import COLOR_OF, RED
+from games.engine.cards import BLUE, COLOR_OF, RED
 from games.engine.position import build_state, card_in_hand
 
 ALL_RULES = Rules(
@@ -180,3 +181,60 @@ def test_a_challenged_hand_is_sampled_guilty_or_innocent_as_drawn() -> None:
         assert len(world.hands[0]) == 6
         verdicts.add(held)
     assert verdicts == {True, False}
+
+
+def test_a_random_bot_in_a_rollout_accepts_a_wild_draw_four_it_would_win_a_challenge_on():
+    # Seat 0 bluffed (it holds red); a greedy-like seat challenges, a random bot never.
+    state = build_state([["W+4", "R1", "G1"], ["B5", "B6", "B7"]], top="R2")
+    push(state, 0, Move("play", card=card_in_hand(state, 0, "W+4"), color=BLUE))
+    assert state.pending is not None
+    assert state.pending.guilty
+
+    challenged = state.copy()
+    expert.simulate(challenged, seed=1, limit=1, me=0)
+    accepted = state.copy()
+    expert.simulate(accepted, seed=1, limit=1, me=0, random_seats=1 << 1)
+
+    assert [len(h) for h in challenged.hands] == [6, 3]
+    assert [len(h) for h in accepted.hands] == [2, 7]
+
+
+def test_a_random_bot_in_a_rollout_plays_any_card_that_fits_where_greedy_always_picks_one():
+    state = build_state([["R5", "R6", "B9"], ["R7", "G7", "Y1", "Y2"]], top="B7", current=1)
+    as_greedy: set[int] = set()
+    as_random: set[int] = set()
+    for seed in range(40):
+        greedy_world = state.copy()
+        expert.simulate(greedy_world, seed=seed, limit=1, me=0)
+        as_greedy.add(greedy_world.discard[-1])
+        random_world = state.copy()
+        expert.simulate(random_world, seed=seed, limit=1, me=0, random_seats=1 << 1)
+        as_random.add(random_world.discard[-1])
+    assert len(as_greedy) == 1
+    assert as_random == {card_in_hand(state, 1, "R7"), card_in_hand(state, 1, "G7")}
+
+
+def test_the_seats_modelled_as_random_are_the_other_seats_the_view_names_random_bots():
+    state, _ = new_game(GameConfig(4, 0), 2)
+    view = player_view(state, 1, bots=["random", "random", None, "greedy"])
+    assert expert.random_players(view) == 0b0001
+    assert expert.random_players(player_view(state, 1)) == 0
+
+
+def test_a_candidate_clearly_behind_the_leader_leaves_the_race_but_the_baseline_never_does():
+    worlds = 32
+    behind = [0.0] * worlds
+    leader = [1.0] * worlds
+    close = [0.0 if w == 0 else 1.0 for w in range(worlds)]
+    outcomes = [behind, leader, close, list(behind)]
+    totals = [sum(o) for o in outcomes]
+    assert expert._still_in_race([0, 1, 2, 3], totals, outcomes) == [0, 1, 2]
+
+
+def test_a_wild_draw_four_from_a_random_bot_is_judged_a_bluff_more_often():
+    hand = ["W+4", "R1", "Y1", "G1", "B1", "Y2", "G2"]
+    state = build_state([hand, ["B5", "B6", "B7"]], top="R2")
+    apply(state, 0, Move("play", card=card_in_hand(state, 0, "W+4"), color=RED))
+    unknown = expert._guilt_posterior(player_view(state, 1))
+    random_bot = expert._guilt_posterior(player_view(state, 1, bots=["random", None]))
+    assert 0.0 < unknown < random_bot < 1.0

@@ -17,7 +17,7 @@ from games.engine import (
     new_game,
     player_view,
 )
-from games.engine.cards import BLUE, COLOR_OF, FACE_OF, IS_WILD, RED
+from games.engine.cards import BLUE, CODE_OF, COLOR_OF, FACE_OF, IS_WILD, RED
 from games.engine.position import build_state, card_in_hand
 
 RULE_SETS = [
@@ -29,7 +29,7 @@ RULE_SETS = [
 ]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     players=st.integers(2, 6),
@@ -56,6 +56,8 @@ def test_what_the_table_has_shown_is_true_of_every_real_hand(
                 assert card in hand
                 hand.remove(card)
             assert sum(1 for card in hand if knowledge.excludes(card)) <= knowledge.fresh
+            lacking_earlier = sum(1 for card in hand if knowledge.excludes_older(card))
+            assert lacking_earlier <= knowledge.fresh + knowledge.recent
         move = STRATEGIES[strategy](view, rng)
         assert move is not None
         history.extend(apply(state, seat, move))
@@ -167,3 +169,42 @@ def test_a_wild_may_name_the_colour_the_next_seat_is_known_to_lack() -> None:
     assert Move("play", card=wild, color=BLUE) in candidates
     uninformed = expert.candidate_moves(view, list(view.legal_moves), baseline)
     assert Move("play", card=wild, color=BLUE) not in uninformed
+
+
+def test_cards_held_through_two_draws_lack_what_fitted_either_time() -> None:
+    state = build_state(
+        [["R1", "B4", "G3"], ["G2", "Y7", "G8", "Y9"], ["B1", "Y3", "Y5"]],
+        top="R5",
+        draw=["Y2", "G6"],
+    )
+    history = apply(state, 0, Move("play", card=card_in_hand(state, 0, "R1")))
+    history += apply(state, 1, Move("draw"))  # nothing red, no 1: keeps Y2
+    history += apply(state, 2, Move("play", card=card_in_hand(state, 2, "B1")))
+    history += apply(state, 0, Move("play", card=card_in_hand(state, 0, "B4")))
+    history += apply(state, 1, Move("draw"))  # nothing blue, no 4: keeps G6
+    view = player_view(state, 2, history)
+    seen = memory.of_view(view)[1]
+    assert (seen.fresh, seen.recent) == (0, 1)
+
+    def lacks_both_times(card: int) -> bool:
+        return not (IS_WILD[card] or COLOR_OF[card] in (RED, BLUE) or FACE_OF[card] in (1, 4))
+
+    assert all(lacks_both_times(c) for c in state.hands[1][:5])
+    for seed in range(30):
+        world = expert.determinize(view, random.Random(seed), expert.hand_limits(view))
+        dealt = world.hands[1]
+        assert len(dealt) == 6
+        assert sum(1 for c in dealt if lacks_both_times(c)) >= 5
+        assert not any(IS_WILD[c] or COLOR_OF[c] == BLUE or FACE_OF[c] == 4 for c in dealt)
+
+
+def test_a_card_lacked_at_the_earlier_draw_can_only_be_one_of_the_newer_cards() -> None:
+    red_seven = next(c for c in range(108) if CODE_OF[c] == "R7")
+    red_eight = next(c for c in range(108) if CODE_OF[c] == "R8")
+    seen = memory.Knowledge(colors=1 << BLUE | memory.WILD_BIT, older_colors=1 << RED, recent=1)
+    memory._played(seen, red_seven, 6, just_drawn=False, until_playable=False)
+    assert (seen.recent, seen.older_colors) == (0, 1 << RED)
+    # A second red card cannot have come from the cards held through both draws.
+    memory._played(seen, red_eight, 5, just_drawn=False, until_playable=False)
+    assert (seen.recent, seen.older_colors) == (0, 0)
+    assert seen.excludes(next(c for c in range(108) if CODE_OF[c] == "B2"))
