@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from games.engine.cards import COLOR_BY_NAME, COLOR_OF, FACE_OF, IS_WILD
+from games.engine.cards import COLOR_BY_NAME, COLOR_OF, DECK_SIZE, FACE_OF, IS_WILD
 from games.engine.events import Event
 from games.engine.views import PlayerView
 
@@ -86,7 +86,9 @@ def read(
     """Each seat's `Knowledge` after `history`, the events of the current round as
     `viewer` saw them (its own entry stays empty: it sees its hand)."""
     seats = [Knowledge() for _ in range(players)]
-    counts = [0] * players  # cards in each hand
+    # Cards in each hand, counted from the deal (below zero: the deal was not seen,
+    # so the older layer is not kept).
+    counts = [-DECK_SIZE] * players
     color_bit = 0
     face = -1
     previous_color_bit = 0
@@ -169,7 +171,7 @@ def _drew(
     # The last card drawn until playable may fit; otherwise the card kept does not.
     fresh = 1 if until_playable and drawn else 0
     older = held - len(memory.known) - memory.fresh - memory.recent
-    if memory.constrained and older > 0 and not until_playable:
+    if memory.constrained and held >= 0 and older > 0 and not until_playable:
         # The cards held since the earlier draw lack what fitted then too; the newer
         # ones (and the card kept now) only what fits now.
         memory.older_colors |= memory.colors
@@ -203,8 +205,10 @@ def _played(
             memory.colors = memory.faces = 0
             memory.forget_older()
         return
+    if not memory.layered:
+        return
     older = held - len(memory.known) - memory.fresh - memory.recent
-    if (memory.layered and memory.excludes_older(card)) or older <= 0:
+    if memory.excludes_older(card) or older <= 0:
         # Not one of the cards held through the earlier draws.
         if memory.recent > 0:
             memory.recent -= 1

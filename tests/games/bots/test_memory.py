@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from games.bots import STRATEGIES, expert, memory
 from games.engine import (
+    Event,
     GameConfig,
     Move,
     Rules,
@@ -173,11 +174,22 @@ def test_a_wild_may_name_the_colour_the_next_seat_is_known_to_lack() -> None:
 
 def test_cards_held_through_two_draws_lack_what_fitted_either_time() -> None:
     state = build_state(
-        [["R1", "B4", "G3"], ["G2", "Y7", "G8", "Y9"], ["B1", "Y3", "Y5"]],
+        [
+            ["R1", "B4", "G3", "G5", "R8", "R9", "B7"],
+            ["G2", "Y7", "G8", "Y9", "G9", "G7", "Y5"],
+            ["B1", "Y3", "Y6", "R2", "R3", "B2", "B3"],
+        ],
         top="R5",
         draw=["Y2", "G6"],
     )
-    history = apply(state, 0, Move("play", card=card_in_hand(state, 0, "R1")))
+    dealt = Event(
+        "round_started",
+        None,
+        {"top_card": state.discard[-1], "current_color": "red", "hands": state.hands},
+        state.round,
+    )
+    history = [dealt]
+    history += apply(state, 0, Move("play", card=card_in_hand(state, 0, "R1")))
     history += apply(state, 1, Move("draw"))  # nothing red, no 1: keeps Y2
     history += apply(state, 2, Move("play", card=card_in_hand(state, 2, "B1")))
     history += apply(state, 0, Move("play", card=card_in_hand(state, 0, "B4")))
@@ -189,13 +201,13 @@ def test_cards_held_through_two_draws_lack_what_fitted_either_time() -> None:
     def lacks_both_times(card: int) -> bool:
         return not (IS_WILD[card] or COLOR_OF[card] in (RED, BLUE) or FACE_OF[card] in (1, 4))
 
-    assert all(lacks_both_times(c) for c in state.hands[1][:5])
+    assert all(lacks_both_times(c) for c in state.hands[1])
     for seed in range(30):
         world = expert.determinize(view, random.Random(seed), expert.hand_limits(view))
-        dealt = world.hands[1]
-        assert len(dealt) == 6
-        assert sum(1 for c in dealt if lacks_both_times(c)) >= 5
-        assert not any(IS_WILD[c] or COLOR_OF[c] == BLUE or FACE_OF[c] == 4 for c in dealt)
+        dealt_hand = world.hands[1]
+        assert len(dealt_hand) == 9
+        assert sum(1 for c in dealt_hand if lacks_both_times(c)) >= 8
+        assert not any(IS_WILD[c] or COLOR_OF[c] == BLUE or FACE_OF[c] == 4 for c in dealt_hand)
 
 
 def test_a_card_lacked_at_the_earlier_draw_can_only_be_one_of_the_newer_cards() -> None:
