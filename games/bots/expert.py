@@ -181,9 +181,6 @@ def search(
     """The candidate with the best paired advantage over the first (the baseline),
     the worlds sampled and the work spent."""
     k = len(candidates)
-    totals = [0.0] * k
-    diff_sums = [0.0] * k
-    diff_squares = [0.0] * k
     budget = MAX_SIMULATED_MOVES
     # Long rounds (many seats, big hands, house rules) are cut short and judged by the
     # hand sizes rather than sampled in fewer worlds.
@@ -207,48 +204,49 @@ def search(
             values[i], used = simulate(sim, seed, horizon, seat, CHALLENGE_RATE, random_seats)
             budget -= used + CANDIDATE_COST
         worlds += 1
-        base = values[0]
         for i in active:
-            v = values[i]
-            totals[i] += v
-            outcomes[i].append(v)
-            d = v - base
-            diff_sums[i] += d
-            diff_squares[i] += d * d
+            outcomes[i].append(values[i])
         if worlds % RACE_EVERY == 0 and len(active) > 1:
-            active = _still_in_race(active, totals, outcomes)
+            active = _still_in_race(active, outcomes)
             if active == [0]:
                 break
     work = MAX_SIMULATED_MOVES - budget
-    best = max(active, key=lambda i: (totals[i], -i))
+    best = _leader(active, outcomes)
     if best == 0 or worlds == 0:
         return candidates[0], worlds, work
-    mean = diff_sums[best] / worlds
-    variance = max(diff_squares[best] / worlds - mean * mean, 0.0)
-    if mean <= 0 or mean < MIN_Z * math.sqrt(variance / worlds):
+    mean, error = _paired_advantage(outcomes[best], outcomes[0])
+    if mean <= 0 or mean < MIN_Z * error:
         return candidates[0], worlds, work
     return candidates[best], worlds, work
 
 
-def _still_in_race(
-    active: list[int], totals: list[float], outcomes: list[list[float]]
-) -> list[int]:
+def _leader(active: list[int], outcomes: list[list[float]]) -> int:
+    """The candidate of `active` with the best total, the earliest on a tie."""
+    return max(active, key=lambda i: (sum(outcomes[i]), -i))
+
+
+def _paired_advantage(own: list[float], other: list[float]) -> tuple[float, float]:
+    """The mean of `own - other` over the same worlds, and its standard error."""
+    worlds = len(own)
+    total = squares = 0.0
+    for mine, theirs in zip(own, other, strict=True):
+        d = mine - theirs
+        total += d
+        squares += d * d
+    mean = total / worlds
+    variance = max(squares / worlds - mean * mean, 0.0)
+    return mean, math.sqrt(variance / worlds)
+
+
+def _still_in_race(active: list[int], outcomes: list[list[float]]) -> list[int]:
     """The candidates of `active` not clearly behind the leader on the worlds so far
     (every candidate in `active` was played in each of them); the baseline, 0, stays."""
-    leader = max(active, key=lambda i: (totals[i], -i))
-    leading = outcomes[leader]
-    worlds = len(leading)
+    leader = _leader(active, outcomes)
     kept: list[int] = []
     for i in active:
-        if i != 0 and i != leader:
-            total = squares = 0.0
-            for own, best in zip(outcomes[i], leading, strict=True):
-                d = own - best
-                total += d
-                squares += d * d
-            mean = total / worlds
-            variance = max(squares / worlds - mean * mean, 0.0)
-            if mean + RACE_Z * math.sqrt(variance / worlds) < 0:
+        if i not in (0, leader):
+            mean, error = _paired_advantage(outcomes[i], outcomes[leader])
+            if mean + RACE_Z * error < 0:
                 continue
         kept.append(i)
     return kept
@@ -484,6 +482,9 @@ def _accused_hand(unseen: list[int], count: int, color: int, guilty: bool) -> li
 # A greedy player's liking for a card, before the colour it leaves in hand: shed
 # high points, keep wilds.
 _MASK: Final = (1 << 64) - 1
+# Knuth's MMIX linear congruential generator: one step is x * _LCG_MUL + _LCG_ADD.
+_LCG_MUL: Final = 6364136223846793005
+_LCG_ADD: Final = 1442695040888963407
 _UNIT: Final = 1.0 / (1 << 53)
 _BASE: Final = tuple(
     POINTS_OF[c] / 10 - (12 if KIND_OF[c] == WILD else 0) for c in range(len(POINTS_OF))
@@ -512,8 +513,9 @@ def _take(pile: list[int], discard: list[int], key: list[int]) -> int:
         pile.extend(discard[:-1])
         del discard[:-1]
         x = key[0]
+        lcg_mul, lcg_add, mask = _LCG_MUL, _LCG_ADD, _MASK
         for i in range(len(pile) - 1, 0, -1):
-            x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+            x = (x * lcg_mul + lcg_add) & mask
             j = (x >> 32) % (i + 1)
             pile[i], pile[j] = pile[j], pile[i]
         key[0] = x
@@ -589,6 +591,7 @@ def simulate(
     # The players' own choices are drawn from a second LCG, so that a shuffle stays
     # the same whatever they chose.
     x = seed ^ 0x9E3779B97F4A7C15
+    lcg_mul, lcg_add, mask = _LCG_MUL, _LCG_ADD, _MASK
     used = 0
     while True:
         hand = hands[seat]
@@ -612,7 +615,7 @@ def simulate(
                 if at_random:
                     challenges = False
                 elif seat != me and challenge_rate < 1.0:
-                    x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                    x = (x * lcg_mul + lcg_add) & mask
                     challenges = (x >> 11) * _UNIT < challenge_rate
                 if facing == 1 and not challenges:
                     _give(hand, amount, pile, discard, key)
@@ -639,7 +642,7 @@ def simulate(
                 elif color_of[c] == color or face_of[c] == face:
                     fitting += 1
             if fitting:
-                x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                x = (x * lcg_mul + lcg_add) & mask
                 pick = (x >> 11) % fitting
                 for c in hand:
                     if is_wild[c]:
@@ -702,7 +705,7 @@ def simulate(
         if not is_wild[card]:
             color = color_of[card]
         elif at_random:
-            x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+            x = (x * lcg_mul + lcg_add) & mask
             color = (x >> 11) & 3
         else:
             color = _best_color(hand)
@@ -736,7 +739,7 @@ def simulate(
         else:
             if seven_o and NUMBER_OF[card] == 7:
                 if at_random:
-                    x = (x * 6364136223846793005 + 1442695040888963407) & _MASK
+                    x = (x * lcg_mul + lcg_add) & mask
                     target = (seat + 1 + (x >> 11) % (n - 1)) % n
                 else:
                     target = min((s for s in range(n) if s != seat), key=lambda s: len(hands[s]))

@@ -22,10 +22,10 @@ from typing import Final
 
 from games.engine.cards import COLOR_BY_NAME, COLOR_OF, DECK_SIZE, FACE_OF, IS_WILD
 from games.engine.events import Event
+from games.engine.rules import HAND_SIZE
 from games.engine.views import PlayerView
 
 WILD_BIT: Final = 1 << 4
-DEALT: Final = 7
 
 
 @dataclass(slots=True)
@@ -99,7 +99,7 @@ def read(
         data = event.data
         if kind == "round_started":
             seats = [Knowledge() for _ in range(players)]
-            counts = [DEALT] * players
+            counts = [HAND_SIZE] * players
             color_bit = _color_bit(data.get("current_color"))
             face = FACE_OF[data["top_card"]]
             just_drew = -1

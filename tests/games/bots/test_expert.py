@@ -227,8 +227,7 @@ def test_a_candidate_clearly_behind_the_leader_leaves_the_race_but_the_baseline_
     leader = [1.0] * worlds
     close = [0.0 if w == 0 else 1.0 for w in range(worlds)]
     outcomes = [behind, leader, close, list(behind)]
-    totals = [sum(o) for o in outcomes]
-    assert expert._still_in_race([0, 1, 2, 3], totals, outcomes) == [0, 1, 2]
+    assert expert._still_in_race([0, 1, 2, 3], outcomes) == [0, 1, 2]
 
 
 def test_a_wild_draw_four_from_a_random_bot_is_judged_a_bluff_more_often():
