@@ -153,6 +153,9 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def has_abandon_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.change_game")
+
     # -- columns ---------------------------------------------------------------------
 
     @admin.display(description="game", ordering="id")
@@ -191,7 +194,9 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     # -- actions (through the services) ---------------------------------------------
 
-    @admin.action(description="Abandon the selected games", permissions=["view"])
+    # Abandoning changes a game, so it needs the change permission even though the
+    # admin's own change form stays off (has_change_permission is False for everyone).
+    @admin.action(description="Abandon the selected games", permissions=["abandon"])
     def abandon_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         done = 0
         for game_id in queryset.values_list("pk", flat=True):

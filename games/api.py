@@ -191,6 +191,11 @@ GameStartView = _seat_action_view(
 GameLeaveView = _seat_action_view(
     services.game_leave, (400, 401, 403, 404, 409, 422, 429), "Leave; a bot takes a running seat"
 )
+GameResumeView = _seat_action_view(
+    services.seat_resume,
+    (400, 401, 403, 404, 409, 422, 429),
+    "Take back the seat a bot took over after your timeouts",
+)
 
 
 class GameBotsView(APIView):

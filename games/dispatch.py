@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 BOT_TURN = "games.bot_turn"
 TURN_TIMEOUT = "games.turn_timeout"
 SWEEP = "games.sweep_overdue"
+PAUSE_EXPIRY = "games.pause_expired"
+PURGE_IDEMPOTENCY = "games.purge_idempotency_records"
 
 
 def send(

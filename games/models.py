@@ -63,6 +63,10 @@ class Game(models.Model):
     # When the bot to act is due to move: its think time after the last change. The
     # turn sweeper moves any bot left overdue, e.g. because its task died with a worker.
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Set while the game is paused for want of humans (every human seat went to a bot,
+    # at least one through timeouts): nobody moves until a timed-out player resumes,
+    # and at this moment the game is abandoned.
+    paused_until = models.DateTimeField(null=True, blank=True, db_index=True)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -102,6 +106,9 @@ class Seat(models.Model):
     bot = models.CharField(  # noqa: DJ001
         max_length=16, choices=BotStrategy.choices, null=True, blank=True
     )
+    # The bot holds this seat because its player timed out three times in a row: the
+    # player may take it back (resume). A player who left has no such right.
+    timed_out = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -88,9 +88,14 @@ def tables(game: Game, *, until: int | None = None) -> list[Table]:
     An event that changes no table (a seat taken, a player gone) shows the table as
     it was.
     """
-    after: dict[int, GameState] = {}
+    after: dict[int, GameState | None] = {}
 
-    _replayed(game, until=until, observe=after.__setitem__)
+    def keep(seq: int, state: GameState) -> None:
+        # The engine shows `game_started` the table before its move deals round 1
+        # (round 0, no cards): that is the table before the first deal, not a round.
+        after[seq] = state if state.round > 0 else None
+
+    _replayed(game, until=until, observe=keep)
     shown: list[Table] = []
     current: GameState | None = None
     last = game.last_seq if until is None else min(until, game.last_seq)

@@ -92,10 +92,13 @@ def game_view(game: Game, viewer: Player | None, state: GameState | None = None)
     }
     if game.state is None:
         view["seats"] = [
-            {"seat": number, **entry, **_IDLE_SEAT} for number, entry in enumerate(game.seating)
+            {"seat": number, "player": entry["player"], "bot": entry["bot"], **_IDLE_SEAT}
+            for number, entry in enumerate(game.seating)
         ]
         view.update(dict.fromkeys(_ROUND_FIELDS))
-        view.update({"turn_deadline": None, "winner": None, "last_seq": game.last_seq})
+        view.update(
+            {"turn_deadline": None, "paused_until": None, "winner": None, "last_seq": game.last_seq}
+        )
         view["you"] = (
             None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
         )
@@ -122,6 +125,7 @@ def game_view(game: Game, viewer: Player | None, state: GameState | None = None)
     view.update(
         {
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+            "paused_until": game.paused_until.isoformat() if game.paused_until else None,
             "winner": game.winner,
             "last_seq": game.last_seq,
             "you": table["you"],
@@ -195,3 +199,9 @@ def overdue_bots(before: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UU
     """(id, version) of running games whose bot to act was due before `before`."""
     rows = Game.objects.filter(status=GameStatus.PLAYING, bot_due_at__lte=before)
     return list(rows.order_by("bot_due_at").values_list("id", "version")[:limit])
+
+
+def expired_pauses(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:
+    """(id, version) of running games paused for want of humans whose pause ran out."""
+    rows = Game.objects.filter(status=GameStatus.PLAYING, paused_until__lte=now)
+    return list(rows.order_by("paused_until").values_list("id", "version")[:limit])

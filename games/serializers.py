@@ -189,10 +189,8 @@ class GameListQuery(serializers.Serializer[Any]):
 
 
 class EventsQuery(serializers.Serializer[Any]):
-    after = serializers.IntegerField(
-        min_value=0, default=0, help_text="return the events after this seq"
-    )
-    wait = serializers.IntegerField(
+    after = QueryIntegerField(min_value=0, default=0, help_text="return the events after this seq")
+    wait = QueryIntegerField(
         min_value=0,
         max_value=30,
         default=0,
@@ -291,6 +289,11 @@ class GameViewOut(serializers.Serializer[Any]):
     discard_pile_count = _count_field(allow_null=True)
     pending = PendingOut(allow_null=True)
     turn_deadline = serializers.DateTimeField(allow_null=True)
+    paused_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="while no human sits at the table and a timed-out player may still "
+        "resume: nobody moves until then, and the game is abandoned at this time",
+    )
     winner = _seat_field(allow_null=True)
     last_seq = _count_field()
     you = YouOut(allow_null=True)
@@ -333,7 +336,10 @@ EVENT_TYPES = [
     "turn_timed_out",
     "round_ended",
     "game_ended",
-    "game_abandoned",  # an operator ended the game: data {"reason"}
+    "game_abandoned",  # an operator or an expired pause ended the game: data {"reason"}
+    "seat_resumed",  # a timed-out player took their seat back: data {"player"}
+    "game_paused",  # no human left, one may resume: data {"until"}
+    "game_resumed",  # the pause ended with a player back: data {}
 ]
 
 

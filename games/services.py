@@ -11,14 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Field
+from django.db.models import F, Field, Q
 from django.utils import timezone
 
 from games import bots, dispatch, engine, selectors
@@ -33,6 +33,7 @@ from unoservice.errors import (
     NotFound,
     ServiceError,
     StaleVersion,
+    TooManyGames,
     WrongPhaseError,
     from_engine,
 )
@@ -47,6 +48,17 @@ TIMER_SLACK = dt.timedelta(milliseconds=20)
 # Countdowns beyond this are left to the sweeper: a task held by a worker longer
 # than the broker's visibility timeout would be delivered twice.
 LONGEST_COUNTDOWN = dt.timedelta(minutes=30)
+# How long a game paused for want of humans waits for a timed-out player to resume
+# before it is abandoned (RULES.md).
+PAUSE_FOR = dt.timedelta(minutes=5)
+# Waiting or running games a player may host or sit in at once (API.md): a player
+# cannot leave a trail of tables that bots play on for nobody.
+MAX_OPEN_GAMES = 10
+OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
+
+
+# An event a service appends: (type, seat, data, round).
+EventItem = tuple[str, int | None, dict[str, Any], int | None]
 
 
 @dataclass
@@ -81,7 +93,7 @@ def _seat_of(seats: Sequence[Seat], player: Player) -> Seat | None:
 
 def _append(
     game: Game,
-    items: Sequence[tuple[str, int | None, dict[str, Any], int | None]],
+    items: Sequence[EventItem],
     now: dt.datetime,
 ) -> list[Event]:
     """Insert events with the next seqs (the game row is locked, so seqs cannot race)."""
@@ -122,7 +134,7 @@ def _insert(model: type[Event], rows: Sequence[Event]) -> None:
 
 def _engine_items(
     events: Sequence[engine.Event],
-) -> list[tuple[str, int | None, dict[str, Any], int | None]]:
+) -> list[EventItem]:
     return [(e.type, e.seat, e.data, e.round) for e in events]
 
 
@@ -138,7 +150,8 @@ def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed:
     """Arm the clock of whoever must act now: a human's turn deadline (kept while the
     same decision is pending, so that moves out of turn do not extend it), or a bot's
     due time, one think time away."""
-    seat = state.to_act if game.status == GameStatus.PLAYING else None
+    running = game.status == GameStatus.PLAYING and game.paused_until is None
+    seat = state.to_act if running else None
     if seat is None:
         game.turn_deadline = game.bot_due_at = None
     elif _bot_at(game, seat) is not None:
@@ -165,6 +178,11 @@ def _schedule(game: Game, state: GameState, now: dt.datetime) -> None:
     """On commit, send the tasks the saved game calls for, each for this version."""
     if game.status != GameStatus.PLAYING:
         return
+    if game.paused_until is not None:
+        dispatch.send_on_commit(
+            dispatch.PAUSE_EXPIRY, game.pk, game.version, eta=game.paused_until + TIMER_SLACK
+        )
+        return
     if game.turn_deadline is not None:
         eta = game.turn_deadline + TIMER_SLACK
         if eta - now <= LONGEST_COUNTDOWN:
@@ -179,7 +197,7 @@ def _schedule(game: Game, state: GameState, now: dt.datetime) -> None:
 def _store(
     game: Game,
     state: GameState,
-    items: Sequence[tuple[str, int | None, dict[str, Any], int | None]],
+    items: Sequence[EventItem],
     now: dt.datetime,
     *,
     turn_changed: bool,
@@ -265,10 +283,59 @@ def game_create(
     turn_timeout: int | None = None,
     rules: dict[str, bool] | None = None,
     seed: int | None = None,
-    host_plays: bool = True,
 ) -> Outcome:
-    """Create a waiting game with `host` at seat 0 (or hosting from outside, for a
-    game among bots). Locks nothing: it only inserts."""
+    """Create a waiting game with `host` at seat 0. Locks the host's player row, so
+    that their count of open games cannot race past `MAX_OPEN_GAMES`.
+
+    `seed` fixes the deal, so whoever picks it can compute every hand: only staff may,
+    unless the service runs with ``CLIENT_SEEDS`` (development)."""
+    if seed is not None and not (settings.CLIENT_SEEDS or host.is_staff):
+        raise Forbidden("only staff may choose a game's seed: the seed fixes every hand")
+    with transaction.atomic():
+        _check_open_games(host)
+        return _game_insert(
+            host=host,
+            max_players=max_players,
+            target_score=target_score,
+            turn_timeout=turn_timeout,
+            rules=rules,
+            seed=seed,
+            host_plays=True,
+        )
+
+
+def _check_open_games(player: Player) -> None:
+    """Refuse a new seat to a player who already sits in `MAX_OPEN_GAMES` waiting or
+    running games. Locks the player's row first: two requests of one
+    player at once are counted one after the other."""
+    Player.objects.select_for_update().filter(pk=player.pk).values_list("pk").first()
+    # A host always sits at a waiting table, so the seats say it all: the seats the
+    # player plays, and those a bot holds after their timeouts until they resume.
+    seats = Seat.objects.filter(
+        Q(bot__isnull=True) | Q(timed_out=True),
+        player=player,
+        game__status__in=OPEN_STATUSES,
+    )
+    open_games = seats.count()
+    if open_games >= MAX_OPEN_GAMES:
+        raise TooManyGames(
+            f"you already host or sit in {open_games} waiting or running games"
+            f" (at most {MAX_OPEN_GAMES}); finish or leave one first",
+            details={"limit": MAX_OPEN_GAMES},
+        )
+
+
+def _game_insert(
+    *,
+    host: Player,
+    max_players: int,
+    target_score: int,
+    turn_timeout: int | None,
+    rules: dict[str, bool] | None,
+    seed: int | None,
+    host_plays: bool,
+) -> Outcome:
+    """Insert a waiting game (the caller holds the transaction)."""
     try:
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
@@ -302,14 +369,16 @@ def bot_match_start(
     seed: int | None = None,
 ) -> Outcome:
     """Create and start a game among bots only, hosted by `host` from outside: a
-    soak test for operators, and a show to watch. Locks the new game row."""
+    soak test for operators, and a show to watch (an operator's command, so `seed`
+    is theirs to choose). Locks the new game row."""
     if not 2 <= len(strategies) <= 10:
         raise InvalidRequest("a game among bots needs 2 to 10 bots")
     with transaction.atomic():
-        created = game_create(
+        created = _game_insert(
             host=host,
             max_players=len(strategies),
             target_score=target_score,
+            turn_timeout=None,
             rules=rules,
             seed=seed,
             host_plays=False,
@@ -348,6 +417,9 @@ def game_join(*, game_id: Any, player: Player) -> Outcome:
             return Outcome(game, [])
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
+        if len(game.seating) >= game.max_players:
+            raise GameFull(f"all {game.max_players} seats are taken")
+        _check_open_games(player)
         events = _seat_next(game, player, None, ("player_joined", _player_json(player)))
     return Outcome(game, events)
 
@@ -389,20 +461,21 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
 
 def game_leave(*, game_id: Any, player: Player) -> Outcome:
     """Leave a game. Waiting: the seat is freed (later seats move up, the host role
-    passes on). Playing: a bot takes the seat. With no human left the game is
-    abandoned. Locks the game row."""
+    passes on). Playing: a bot takes the seat for good; a player whose seat a bot
+    already holds after their timeouts gives up the right to resume it. With no
+    human left the game pauses when a timed-out player may still resume, and is
+    abandoned otherwise. Locks the game row."""
     with transaction.atomic():
         game = _lock_game(game_id)
         seats = _seats(game)
-        seat = _seat_of(seats, player)
+        seat = _seat_of(seats, player) or _timed_out_seat_of(seats, player)
         if seat is None:
             raise Forbidden("you are not seated in this game")
         if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
             raise WrongPhaseError(f"the game is {game.status}")
         now = timezone.now()
-        items: list[tuple[str, int | None, dict[str, Any], int | None]] = [
-            ("player_left", seat.seat, _player_json(player), _round_of(game))
-        ]
+        round_no = _round_of(game)
+        items: list[EventItem] = [("player_left", seat.seat, _player_json(player), round_no)]
         if game.status == GameStatus.WAITING:
             seat.delete()
             remaining = [s for s in seats if s.pk != seat.pk]
@@ -416,11 +489,12 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
                 if humans:
                     game.host_id = humans[0].player_id
             game.seating = [s.seating_entry() for s in seats]
+        elif seat.bot is None:
+            items.append(_hand_to_bot(game, seat, round_no, timed_out=False))
         else:
-            items.append(_hand_to_bot(game, seat, _round_of(game)))
-        if not any(s.player_id is not None and s.bot is None for s in seats):
-            game.status = GameStatus.ABANDONED
-            game.finished_at = now
+            seat.timed_out = False
+            seat.save(update_fields=["timed_out"])
+        items += _without_humans(game, seats, now)
         if game.state is None:
             game.turn_deadline = game.bot_due_at = None
             events = _append(game, items, now)
@@ -428,22 +502,124 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
         else:
             state = GameState.from_snapshot(game.state)
             events = _store(
-                game, state, items, now, turn_changed=False, fields=["host_id", "seating"]
+                game,
+                state,
+                items,
+                now,
+                turn_changed=False,
+                fields=["host_id", "seating", "paused_until"],
             )
     return Outcome(game, events)
 
 
-def _hand_to_bot(
-    game: Game, seat: Seat, round_no: int | None
-) -> tuple[str, int | None, dict[str, Any], int | None]:
+def _timed_out_seat_of(seats: Sequence[Seat], player: Player) -> Seat | None:
+    """The seat a bot holds for `player` after their timeouts, which they may resume."""
+    for seat in seats:
+        if seat.player_id == player.pk and seat.bot is not None and seat.timed_out:
+            return seat
+    return None
+
+
+def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list[EventItem]:
+    """What becomes of the locked game when a seat has just gone to a bot (or its
+    player gave up resuming it): nothing while a human still sits at the table. With
+    none left, a running game that a timed-out player may still resume pauses
+    (RULES.md) and waits `PAUSE_FOR` for them; otherwise it is abandoned."""
+    if any(s.player_id is not None and s.bot is None for s in seats):
+        return []
+    resumable = game.status == GameStatus.PLAYING and any(s.timed_out for s in seats)
+    if not resumable:
+        game.status = GameStatus.ABANDONED
+        game.finished_at = now
+        game.paused_until = None
+        return []
+    if game.paused_until is not None:  # already paused: the wait is not extended
+        return []
+    game.paused_until = now + PAUSE_FOR
+    return [("game_paused", None, {"until": game.paused_until.isoformat()}, _round_of(game))]
+
+
+def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: bool) -> EventItem:
     """Give a running game's seat to the replacement bot, in the Seat row and in
-    `game.seating` (the caller saves the game); returns the event that says so."""
+    `game.seating` (the caller saves the game); returns the event that says so.
+    `timed_out`: the player lost it through timeouts and may resume it."""
     seat.bot = REPLACEMENT_BOT
-    seat.save(update_fields=["bot"])
+    seat.timed_out = timed_out
+    seat.save(update_fields=["bot", "timed_out"])
     seating = list(game.seating)
     seating[seat.seat] = seat.seating_entry()
     game.seating = seating
     return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
+
+
+def seat_resume(*, game_id: Any, player: Player) -> Outcome:
+    """Give `player` back the seat a bot took over after their timeouts (RULES.md);
+    their run of timeouts starts again from zero, and a game paused for want of
+    humans goes on. Locks the game row."""
+    with transaction.atomic():
+        game = _lock_game(game_id)
+        seats = _seats(game)
+        if not any(s.player_id == player.pk for s in seats):
+            raise Forbidden("you are not seated in this game")
+        if game.status != GameStatus.PLAYING:
+            raise WrongPhaseError(f"the game is {game.status}")
+        seat = _timed_out_seat_of(seats, player)
+        if seat is None:
+            raise WrongPhaseError(
+                "no seat of yours is held by a bot after timeouts: only such a seat is resumed"
+            )
+        seat.bot = None
+        seat.timed_out = False
+        seat.save(update_fields=["bot", "timed_out"])
+        seating = list(game.seating)
+        seating[seat.seat] = seat.seating_entry()
+        game.seating = seating
+        state = GameState.from_snapshot(game.state)
+        engine.clear_timeouts(state, seat.seat)
+        now = timezone.now()
+        items: list[EventItem] = [("seat_resumed", seat.seat, _player_json(player), state.round)]
+        if game.paused_until is not None:
+            game.paused_until = None
+            items.append(("game_resumed", None, {}, state.round))
+        # Timers are re-armed from scratch: a paused game has none, and the seat to
+        # act may have changed hands.
+        events = _store(
+            game, state, items, now, turn_changed=False, fields=["seating", "paused_until"]
+        )
+    return Outcome(game, events, state)
+
+
+def game_pause_expire(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+    """Abandon a game paused for want of humans once its pause has run out with
+    nobody resuming. Locks the game row (with `skip_locked`, a game locked elsewhere
+    is left for a later sweep). Does nothing (returns None) when the game is not at
+    `version`, not paused, or the pause has not yet run out."""
+    with transaction.atomic():
+        due = _lock_when_due(game_id, version, lambda game: game.paused_until, skip_locked)
+        if due is None:
+            return None
+        game, now = due
+        return _abandon(game, now, "no player resumed within the pause")
+
+
+def _lock_when_due(
+    game_id: Any,
+    version: int,
+    moment: Callable[[Game], dt.datetime | None],
+    skip_locked: bool,
+) -> tuple[Game, dt.datetime] | None:
+    """Lock the game of a timer armed at `version` and return it with the time now,
+    or None when it is gone, locked elsewhere (with `skip_locked`), no longer running
+    at `version`, or the timer's `moment` has not come."""
+    try:
+        game = _lock_game(game_id, skip_locked=skip_locked)
+    except NotFound:
+        return None
+    now = timezone.now()
+    when = moment(game)
+    if game.status != GameStatus.PLAYING or game.version != version or when is None or when > now:
+        return None
+    return game, now
 
 
 def game_abandon(*, game_id: Any, reason: str) -> Outcome:
@@ -453,12 +629,15 @@ def game_abandon(*, game_id: Any, reason: str) -> Outcome:
         game = _lock_game(game_id)
         if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
             raise WrongPhaseError(f"the game is {game.status}")
-        now = timezone.now()
-        game.status = GameStatus.ABANDONED
-        game.finished_at = now
-        game.turn_deadline = game.bot_due_at = None
-        events = _append(game, [("game_abandoned", None, {"reason": reason}, _round_of(game))], now)
-        _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at"])
+        return _abandon(game, timezone.now(), reason)
+
+
+def _abandon(game: Game, now: dt.datetime, reason: str) -> Outcome:
+    game.status = GameStatus.ABANDONED
+    game.finished_at = now
+    game.turn_deadline = game.bot_due_at = game.paused_until = None
+    events = _append(game, [("game_abandoned", None, {"reason": reason}, _round_of(game))], now)
+    _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"])
     return Outcome(game, events)
 
 
@@ -522,7 +701,7 @@ def bot_act(*, game_id: Any, version: int) -> Outcome | None:
         game = selectors.game_by_id(game_id)
     except (NotFound, ValueError, TypeError, ValidationError):
         return None
-    if game.status != GameStatus.PLAYING or game.version != version:
+    if not _bots_may_move(game, version):
         return None
     choice = _bot_choice(game, GameState.from_snapshot(game.state))
     if choice is None:
@@ -530,7 +709,7 @@ def bot_act(*, game_id: Any, version: int) -> Outcome | None:
     seat, move = choice
     with transaction.atomic():
         game = _lock_game(game_id)
-        if game.status != GameStatus.PLAYING or game.version != version:
+        if not _bots_may_move(game, version):
             return None
         state = GameState.from_snapshot(game.state)
         try:
@@ -542,6 +721,13 @@ def bot_act(*, game_id: Any, version: int) -> Outcome | None:
             if seat != state.to_act:
                 return None
             return _play(game, state, seat, engine.legal_moves(state, seat)[0])
+
+
+def _bots_may_move(game: Game, version: int) -> bool:
+    """A bot moves only in a running game at `version` that is not paused."""
+    return (
+        game.status == GameStatus.PLAYING and game.version == version and game.paused_until is None
+    )
 
 
 def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
@@ -584,18 +770,10 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
     the game is not at `version`, not running, or the deadline is not yet due.
     """
     with transaction.atomic():
-        try:
-            game = _lock_game(game_id, skip_locked=skip_locked)
-        except NotFound:
+        due = _lock_when_due(game_id, version, lambda game: game.turn_deadline, skip_locked)
+        if due is None:
             return None
-        now = timezone.now()
-        if (
-            game.status != GameStatus.PLAYING
-            or game.version != version
-            or game.turn_deadline is None
-            or game.turn_deadline > now
-        ):
-            return None
+        game, now = due
         state = GameState.from_snapshot(game.state)
         seat = state.to_act
         if seat is None or _bot_at(game, seat) is not None:
@@ -605,18 +783,28 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
         game.moves += 1
         fields = ["moves"]
         if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:
-            taken = Seat.objects.select_related("player").get(game=game, seat=seat)
-            items.append(_hand_to_bot(game, taken, state.round))
-            fields.append("seating")
+            seats = _seats(game)
+            items.append(_hand_to_bot(game, seats[seat], state.round, timed_out=True))
+            items += _without_humans(game, seats, now)
+            fields += ["seating", "paused_until"]
         events = _store(game, state, items, now, turn_changed=True, fields=fields)
         _record_results(game, engine_events)
     return Outcome(game, events, state)
 
 
-def sweep_overdue(*, bot_grace: dt.timedelta) -> tuple[int, int]:
-    """The backstop of the timers: apply every overdue turn timeout, and move every
-    bot overdue by more than `bot_grace` (its task was lost). Each game is locked
-    with skip_locked in its own transaction. Returns (timeouts, bot moves) applied."""
+class Swept(NamedTuple):
+    """What one sweep applied."""
+
+    timeouts: int
+    bot_moves: int
+    pauses_ended: int
+
+
+def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
+    """The backstop of the timers: apply every overdue turn timeout, move every bot
+    overdue by more than `bot_grace` (its task was lost), and abandon every game
+    whose pause ran out. Each game is locked with skip_locked in its own
+    transaction."""
     now = timezone.now()
     timeouts = sum(
         turn_timeout_apply(game_id=game_id, version=version, skip_locked=True) is not None
@@ -626,4 +814,8 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> tuple[int, int]:
         bot_act(game_id=game_id, version=version) is not None
         for game_id, version in selectors.overdue_bots(now - bot_grace)
     )
-    return timeouts, moved
+    ended = sum(
+        game_pause_expire(game_id=game_id, version=version, skip_locked=True) is not None
+        for game_id, version in selectors.expired_pauses(now)
+    )
+    return Swept(timeouts, moved, ended)

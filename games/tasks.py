@@ -14,6 +14,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, services
+from unoservice import idempotency
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +31,24 @@ def turn_timeout(game_id: str, version: int) -> bool:
     return services.turn_timeout_apply(game_id=game_id, version=version) is not None
 
 
+@shared_task(name=dispatch.PAUSE_EXPIRY)
+def pause_expired(game_id: str, version: int) -> bool:
+    """Abandon the game paused at `version` if nobody resumed it in time."""
+    return services.game_pause_expire(game_id=game_id, version=version) is not None
+
+
 @shared_task(name=dispatch.SWEEP)
 def sweep_overdue() -> dict[str, int]:
-    """Apply overdue timeouts and move overdue bots (beat runs this every few seconds)."""
+    """Apply overdue timeouts, move overdue bots and end expired pauses (beat runs
+    this every few seconds)."""
     grace = dt.timedelta(seconds=settings.TURN_SWEEP_SECONDS)
-    timeouts, bot_moves = services.sweep_overdue(bot_grace=grace)
-    if timeouts or bot_moves:
-        log.info("sweep: %d timeouts applied, %d overdue bot moves", timeouts, bot_moves)
-    return {"timeouts": timeouts, "bot_moves": bot_moves}
+    swept = services.sweep_overdue(bot_grace=grace)
+    if any(swept):
+        log.info("sweep: %d timeouts applied, %d overdue bot moves, %d pauses ended", *swept)
+    return swept._asdict()
+
+
+@shared_task(name=dispatch.PURGE_IDEMPOTENCY)
+def purge_idempotency_records() -> int:
+    """Drop the idempotency records past their 24 hours (beat runs this hourly)."""
+    return idempotency.purge_expired()

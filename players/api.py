@@ -95,7 +95,9 @@ class PlayersView(APIView):
                 status=status.HTTP_201_CREATED,
             )
 
-        return idempotent(request, create)
+        # The answer holds the new token, which is never stored: a retry with the same
+        # Idempotency-Key signs up afresh rather than handing the token out again.
+        return idempotent(request, create, answer_is_secret=True)
 
 
 class PlayerMeView(APIView):

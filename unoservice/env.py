@@ -89,6 +89,29 @@ def check_secret_key(secret_key: str, *, debug: bool, dev_default: str) -> None:
         )
 
 
+def https_settings(enabled: bool, hsts_seconds: int) -> dict[str, Any]:
+    """Django's HTTPS settings, all on when the service is reached over HTTPS.
+
+    HTTPS is expected to end at a proxy in front of the service, which must set
+    X-Forwarded-Proto itself (overwriting the client's): Django then knows which
+    requests came in over HTTPS, redirects the others, sends HSTS and keeps the
+    session and CSRF cookies off plain HTTP. Off, everything stays on plain HTTP, as
+    on http://localhost, where a redirect or secure cookies would break the admin.
+    """
+    return {
+        "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https") if enabled else None,
+        "SECURE_SSL_REDIRECT": enabled,
+        # Health probes (Docker's, a load balancer's) ask the service itself over
+        # plain HTTP; a redirect to HTTPS would report a healthy service as down.
+        "SECURE_REDIRECT_EXEMPT": [r"^healthz$"],
+        "SESSION_COOKIE_SECURE": enabled,
+        "CSRF_COOKIE_SECURE": enabled,
+        "SECURE_HSTS_SECONDS": hsts_seconds if enabled else 0,
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": enabled,
+        "SECURE_HSTS_PRELOAD": enabled,
+    }
+
+
 def database_config(url: str | None, base_dir: Path) -> dict[str, Any]:
     """Django ``DATABASES["default"]`` for ``url``; no URL means ``var/db.sqlite3``."""
     if not url:

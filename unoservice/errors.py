@@ -9,7 +9,8 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -67,6 +68,10 @@ class GameFull(ServiceError):
     status, code = 409, "game_full"
 
 
+class TooManyGames(ServiceError):
+    status, code = 409, "too_many_games"
+
+
 class IdempotencyKeyInUse(ServiceError):
     status, code = 409, "idempotency_key_in_use"
 
@@ -111,23 +116,48 @@ def error_body(code: str, message: str, details: dict[str, Any] | None = None) -
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
-def _flatten_validation(detail: Any) -> tuple[str, dict[str, Any]]:
-    """A readable message and the field errors of a DRF ValidationError."""
+def _field_errors(detail: Any, path: str, into: dict[str, list[str]]) -> None:
+    """Collect the messages of `detail` into `into` by dotted field path: a nested
+    serializer's errors come as dicts and a list's items by index, and str() of
+    either would hand the client a Python repr."""
     if isinstance(detail, dict):
-        fields = {
-            key: [str(m) for m in (v if isinstance(v, list) else [v])] for key, v in detail.items()
-        }
-        first_key = next(iter(fields), None)
-        message = (
-            f"{first_key}: {fields[first_key][0]}" if first_key is not None else "invalid request"
-        )
-        if first_key == "non_field_errors":
-            message = fields[first_key][0]
-        return message, {"fields": fields}
-    if isinstance(detail, list):
-        messages = [str(m) for m in detail]
+        for key, value in detail.items():
+            # A nested object's own error (not a JSON object, say) is about the
+            # field that holds it; only the body's own keeps the DRF name.
+            if key == "non_field_errors" and path:
+                child = path
+            else:
+                child = f"{path}.{key}" if path else str(key)
+            _field_errors(value, child, into)
+    elif isinstance(detail, list | tuple):
+        for index, item in enumerate(detail):
+            if isinstance(item, dict | list | tuple):
+                _field_errors(item, f"{path}.{index}" if path else str(index), into)
+            else:
+                into.setdefault(path, []).append(str(item))
+    else:
+        into.setdefault(path, []).append(str(detail))
+
+
+def _flatten_validation(detail: Any) -> tuple[str, dict[str, Any]]:
+    """A readable message and the field errors of a DRF ValidationError, nested
+    fields named by path (``rules.stackng``, ``seats.0.name``)."""
+    fields: dict[str, list[str]] = {}
+    _field_errors(detail, "", fields)
+    if not isinstance(detail, dict) and set(fields) <= {""}:
+        # Errors about the body as a whole name no field.
+        messages = fields.get("", [])
         return (messages[0] if messages else "invalid request"), {}
-    return str(detail), {}
+    first_key = next(iter(fields), None)
+    if first_key is None:
+        return "invalid request", {"fields": fields}
+    message = fields[first_key][0]
+    names_no_field = first_key == "non_field_errors" or (
+        first_key == "" and not isinstance(detail, dict)
+    )
+    if not names_no_field:
+        message = f"{first_key}: {message}"
+    return message, {"fields": fields}
 
 
 _DRF_CODES: dict[type[drf.APIException], tuple[int, str]] = {
@@ -211,3 +241,12 @@ def handler400(request: HttpRequest, exception: Exception | None = None) -> Json
 
 def handler403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     return JsonResponse(error_body("forbidden", "forbidden"), status=403)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: API clients get the error shape, not Django's HTML page;
+    staff in the admin, a browser, keep the page that tells them what to do."""
+    if request.path_info.startswith("/admin/"):
+        return django_csrf_failure(request, reason=reason)
+    details = {"reason": _printable(reason)} if reason else {}
+    return JsonResponse(error_body("forbidden", "CSRF verification failed", details), status=403)

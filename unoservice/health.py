@@ -7,13 +7,15 @@ import logging
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
+from django.views.decorators.csrf import csrf_exempt
 
 from unoservice.celery import app as celery_app
+from unoservice.errors import error_body
 
 logger = logging.getLogger(__name__)
 
 BROKER_TIMEOUT_SECONDS = 2.0
+ALLOWED_METHODS = ("GET", "HEAD")
 
 
 def check_database() -> None:
@@ -46,11 +48,20 @@ def check_broker(url: str | None = None) -> None:
         conn.release()
 
 
+# Exempt from CSRF so that a POST meets the 405 below, in the API's error shape,
+# rather than Django's HTML CSRF page: the view reads and changes nothing.
+@csrf_exempt
 @never_cache
-@require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 ``{"database": "ok", "broker": "ok"}``; 503 with the failing part as
     ``"error"`` and the API's error object beside it."""
+    if request.method not in ALLOWED_METHODS:
+        # require_safe would answer an empty 405, outside the API's error shape.
+        refused = JsonResponse(
+            error_body("method_not_allowed", "only GET and HEAD are allowed here"), status=405
+        )
+        refused["Allow"] = ", ".join(ALLOWED_METHODS)
+        return refused
     status: dict[str, str] = {}
     for name, check in (("database", check_database), ("broker", check_broker)):
         try:

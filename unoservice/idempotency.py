@@ -6,6 +6,10 @@ Race-free without a lock table: on PostgreSQL a transaction-scoped advisory lock
 and the stored answer is written in the same transaction as the action it answers:
 a request that dies half-way leaves neither, and its retry simply runs. SQLite
 serialises writing transactions, which gives the same guarantees.
+
+An answer that hands out a secret (a new player's token) is never stored: a
+stored token could be fetched again by anyone repeating the key and body from the
+same address. Such a request with a key simply acts again (a fresh sign-up).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 
 from games.engine import EngineError
 from games.models import IdempotencyRecord
@@ -58,7 +63,8 @@ def _owner(request: Request) -> tuple[Player | None, str]:
     player) the client address, so that a key cannot fetch another client's answer."""
     if isinstance(request.user, Player):
         return request.user, str(request.user.pk)
-    return None, "anonymous:" + str(request.META.get("REMOTE_ADDR", ""))
+    # The client address as the rate limits see it (trusting NUM_PROXIES proxies).
+    return None, "anonymous:" + str(BaseThrottle().get_ident(request))
 
 
 def _advisory_lock_id(owner: str, key: str) -> int:
@@ -75,13 +81,26 @@ def _try_lock(owner: str, key: str) -> bool:
     return bool(row and row[0])
 
 
-def idempotent(request: Request, action: Callable[[], Response]) -> Response:
-    """Run `action` once per (caller, key, body); without the header, just run it."""
+def purge_expired(*, now: dt.datetime | None = None) -> int:
+    """Delete the records older than `KEEP_FOR`; returns how many went."""
+    cutoff = (now or timezone.now()) - KEEP_FOR
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
+
+
+def idempotent(
+    request: Request, action: Callable[[], Response], *, answer_is_secret: bool = False
+) -> Response:
+    """Run `action` once per (caller, key, body); without the header, just run it.
+    With `answer_is_secret` the key is checked but no answer is kept, so every
+    request acts."""
     key = request.headers.get(HEADER)
     if key is None:
         return action()
     if not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise InvalidRequest(f"{HEADER} must be 1-{MAX_KEY_LENGTH} characters")
+    if answer_is_secret:
+        return action()
     player, owner = _owner(request)
     if player is None:
         key = "anonymous:" + hashlib.sha256(f"{owner}|{key}".encode()).hexdigest()

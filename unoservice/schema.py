@@ -26,6 +26,7 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "wrong_phase",
         "game_full",
         "idempotency_key_in_use",
+        "too_many_games",
     ),
     422: ("illegal_move", "idempotency_key_reused"),
     429: ("rate_limited",),
@@ -38,7 +39,8 @@ _DESCRIPTIONS = {
     403: "forbidden: not seated, not the host, or staff-only",
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",
-    409: "stale_version, not_your_turn, wrong_phase, game_full or idempotency_key_in_use",
+    409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use "
+    "or too_many_games",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited (see Retry-After)",
     503: "service_unavailable: the database is down",

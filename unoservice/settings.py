@@ -5,6 +5,7 @@ file and a file-system Celery broker under ``var/``.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from unoservice.env import (
@@ -14,8 +15,10 @@ from unoservice.env import (
     database_config,
     env_bool,
     env_float,
+    env_int,
     env_list,
     env_str,
+    https_settings,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -35,6 +38,18 @@ check_secret_key(SECRET_KEY, debug=DEBUG, dev_default=DEV_SECRET_KEY)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Reverse proxies in front of the service whose X-Forwarded-For entries are trusted.
+# 0 trusts none: a client could write any address into the header and slip past the
+# per-address rate limits. Behind one proxy (a load balancer), 1; and so on.
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+
+# HTTPS=true when clients reach the service over HTTPS through a proxy that sets
+# X-Forwarded-Proto: plain HTTP is redirected, HSTS is sent (HSTS_SECONDS) and the
+# session and CSRF cookies are secure. Off by default, so http://localhost works.
+# Sets SECURE_PROXY_SSL_HEADER, SECURE_SSL_REDIRECT, SECURE_REDIRECT_EXEMPT,
+# SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE and SECURE_HSTS_* (see env.https_settings).
+HTTPS = env_bool("HTTPS", default=False)
+globals().update(https_settings(HTTPS, env_int("HSTS_SECONDS", 31_536_000)))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -43,6 +58,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "django_filters",
@@ -66,6 +82,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Turns a login refused by the lockout into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "unoservice.urls"
@@ -100,6 +118,27 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# --- Admin login ------------------------------------------------------------------
+
+# Staff passwords are the only Django logins (the API has its own bearer tokens), so
+# guessing them is throttled: axes refuses a username, and separately a client
+# address, after ADMIN_LOGIN_FAILURE_LIMIT failures, even with the right password,
+# until ADMIN_LOGIN_COOLOFF_MINUTES have passed. Counted in the database, so every
+# process and host sees the same failures.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: it refuses before a password is tried
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15))
+# Either one reaching the limit locks: many addresses cannot share out the guesses
+# at one account, nor one address spread them over many accounts.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# The address as the API's rate limits see it: X-Forwarded-For only from NUM_PROXIES
+# trusted proxies, so a forged header cannot earn an attacker a fresh address.
+AXES_CLIENT_IP_CALLABLE = "unoservice.client_address.client_address"
+
 # --- Internationalisation and static files ----------------------------------------
 
 LANGUAGE_CODE = "en-us"
@@ -124,12 +163,15 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- REST API ---------------------------------------------------------------------
 
+# A CSRF failure outside the admin answers in the API's error shape, not as HTML.
+CSRF_FAILURE_VIEW = "unoservice.errors.csrf_failure"
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": ["players.auth.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "unoservice.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
@@ -146,6 +188,8 @@ REST_FRAMEWORK = {
         "anonymous": env_str("THROTTLE_RATE_ANONYMOUS", "60/min"),
     },
     "UNAUTHENTICATED_USER": None,
+    # The client address of the per-address limits (see NUM_PROXIES).
+    "NUM_PROXIES": NUM_PROXIES,
 }
 
 # Rate-limit counters. CACHE_URL (redis://...) shares them between processes; the
@@ -190,6 +234,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": TURN_SWEEP_SECONDS,
         "options": {"expires": TURN_SWEEP_SECONDS},
     },
+    # Idempotency records answer retries for 24 hours; older ones are dropped.
+    "purge-idempotency-records": {
+        "task": "games.purge_idempotency_records",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
@@ -197,6 +247,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # Seconds a bot waits before it plays, so that people can follow the table.
 BOT_THINK_SECONDS = env_float("BOT_THINK_SECONDS", 1.0)
+
+# Whether any player may fix a new game's deal with `seed`. Whoever picks the seed
+# can compute every hand of the game, so outside development only staff may.
+CLIENT_SEEDS = env_bool("CLIENT_SEEDS", default=DEBUG)
 
 # --- Logging ----------------------------------------------------------------------
 
@@ -210,4 +264,6 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": "INFO"},
+    # The login lockout: failures and lockouts (warnings), not every start and login.
+    "loggers": {"axes": {"level": "WARNING"}},
 }

@@ -25,14 +25,24 @@ from .cards import COLOR_BY_NAME, IS_WILD
 from .errors import EngineError
 from .events import Event
 from .moves import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, Move
-from .rules import apply, apply_timeout, start_game
+from .rules import apply, apply_timeout, clear_timeouts, start_game
 from .state import GameConfig, GameState
 
-# Events the services add around the engine's: they change seats (or end a game by
-# an operator's decision), not the table.
+# Events the services add around the engine's: they change seats, pause or end a
+# game, not the table.
 SEAT_EVENTS: Final = frozenset(
-    {"player_joined", "player_left", "bot_added", "seat_taken_by_bot", "game_abandoned"}
+    {
+        "player_joined",
+        "player_left",
+        "bot_added",
+        "seat_taken_by_bot",
+        "game_abandoned",
+        "game_paused",
+        "game_resumed",
+    }
 )
+# A player taking back their seat from a bot: their run of timeouts starts afresh.
+SEAT_RESUMED: Final = "seat_resumed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +203,10 @@ def replay(
         first = logged[position]
         if until is not None and first.seq > until:
             break
+        if first.type == SEAT_RESUMED:
+            _resume_logged(state, first, observe)
+            position += 1
+            continue
         made = _Checked(logged, position, observe)
         if state is None:
             if first.type != "game_started":
@@ -205,6 +219,17 @@ def replay(
         made.finish()
         position += len(made)
     return state
+
+
+def _resume_logged(state: GameState | None, event: LoggedEvent, observe: Observer | None) -> None:
+    if state is None or event.seat is None:
+        raise ReplayMismatch(event.seq, "a seat is resumed in a game that has not started")
+    try:
+        clear_timeouts(state, event.seat)
+    except ValueError as error:
+        raise ReplayMismatch(event.seq, str(error)) from None
+    if observe is not None:
+        observe(event.seq, state.copy())
 
 
 def _apply_logged(state: GameState, first: LoggedEvent, made: _Checked) -> None:

@@ -615,6 +615,15 @@ def apply_timeout(state: GameState, *, into: list[Event] | None = None) -> list[
     return events
 
 
+def clear_timeouts(state: GameState, seat: int) -> None:
+    """A player takes back the seat a bot held after their timeouts: their run of
+    timeouts starts again from zero (RULES.md), so one more timeout does not hand
+    the seat straight back. No event: the services log who resumed."""
+    if not 0 <= seat < state.players:
+        raise ValueError(f"no seat {seat} in a game of {state.players}")
+    state.timeouts[seat] = 0
+
+
 # -- explaining rejections ------------------------------------------------------------
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
+from games import services
 from games.models import Event, Game, GameStatus
 from tests.factories import play_out, table
 
@@ -146,3 +148,48 @@ def test_the_players_list_shows_their_statistics(admin_client, finished):
     page = admin_client.get(reverse("admin:players_player_changelist")).content.decode()
     assert "Host" in page
     assert "column-games_played" in page
+
+
+# -- who may abandon -----------------------------------------------------------------
+
+
+def staff_client(client, django_user_model, username: str, *codenames: str):
+    user = django_user_model.objects.create_user(username, is_staff=True)  # no password
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="games", codename__in=codenames)
+    )
+    client.force_login(user)
+    return client
+
+
+def abandon(client, *games: Game):
+    return client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "abandon_games", "_selected_action": [str(g.pk) for g in games]},
+        follow=True,
+    )
+
+
+def test_a_staff_member_who_may_only_view_games_cannot_abandon_them(
+    client, django_user_model, host, running
+):
+    waiting = services.game_create(host=host.player, max_players=2, target_score=0, seed=33).game
+    viewer = staff_client(client, django_user_model, "viewer", "view_game")
+    page = changelist(viewer)
+    assert 'value="verify_replays"' in page  # the actions menu is there,
+    assert 'value="abandon_games"' not in page  # without abandoning
+    answer = abandon(viewer, running, waiting)
+    assert answer.status_code == 200
+    assert "abandoned." not in answer.content.decode()
+    assert Game.objects.get(pk=running.pk).status == GameStatus.PLAYING
+    assert Game.objects.get(pk=running.pk).version == running.version
+    assert Game.objects.get(pk=waiting.pk).status == GameStatus.WAITING
+    assert not Event.objects.filter(type="game_abandoned").exists()
+
+
+def test_a_staff_member_who_may_change_games_can_abandon_them(client, django_user_model, running):
+    changer = staff_client(client, django_user_model, "changer", "view_game", "change_game")
+    assert 'value="abandon_games"' in changelist(changer)
+    answer = abandon(changer, running)
+    assert "1 game(s) abandoned." in answer.content.decode()
+    assert Game.objects.get(pk=running.pk).status == GameStatus.ABANDONED

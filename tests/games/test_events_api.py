@@ -151,6 +151,37 @@ def test_a_bad_after_or_wait_is_a_400(host, params):
     assert_error(host.get(f"/games/{game_id}/events", **params), 400, "invalid_request")
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("after", "0.0"),
+        ("after", "\u0663"),
+        ("after", "+3"),
+        ("after", " 3"),
+        ("after", "3 "),
+        ("after", "1_0"),
+        ("after", "\uff13"),
+        ("wait", "1.0"),
+        ("wait", "\u0663"),
+        ("wait", "+1"),
+        ("wait", " 1"),
+    ],
+    ids=repr,
+)
+def test_after_and_wait_take_ascii_digits_only(host, name, value):
+    game_id = new_game(host)
+    error = assert_error(
+        host.get(f"/games/{game_id}/events", **{name: value}), 400, "invalid_request"
+    )
+    assert set(error["details"]["fields"]) == {name}
+
+
+def test_after_and_wait_in_ascii_digits_with_leading_zeros_are_read_as_numbers(host):
+    game_id = new_game(host)
+    assert feed(host, game_id, after="00", wait="0") == feed(host, game_id)
+    assert feed(host, game_id, after="01")["events"] == []
+
+
 @pytest.mark.parametrize("game_id", ["00000000-0000-0000-0000-000000000000", "nope"])
 def test_the_feed_of_an_unknown_game_is_a_404(host, game_id):
     assert_error(host.get(f"/games/{game_id}/events"), 404, "not_found")

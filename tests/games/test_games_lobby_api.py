@@ -31,6 +31,7 @@ VIEW_KEYS = {
     "discard_pile_count",
     "pending",
     "turn_deadline",
+    "paused_until",
     "winner",
     "last_seq",
     "you",
@@ -46,6 +47,7 @@ ROUND_LEVEL = (
     "discard_pile_count",
     "pending",
     "turn_deadline",
+    "paused_until",
     "winner",
 )
 SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts"}

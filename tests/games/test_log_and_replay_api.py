@@ -3,10 +3,15 @@ complete once it is over and always for staff; the replay re-made from the log."
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
+import jsonschema
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
 
 from games import replay, services
 from games.engine import GameState, round_seed
@@ -47,6 +52,32 @@ def finished_game(host: Persona, guest: Persona, seed: int = 21) -> Game:
 
 def hands_in(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "round_started"]
+
+
+def _json_schema(node: Any) -> Any:
+    """OpenAPI 3.0's `nullable` as JSON Schema says it (jsonschema ignores it)."""
+    if isinstance(node, list):
+        return [_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    converted = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
+    if node.get("nullable") is True:
+        return {"anyOf": [converted, {"type": "null"}]}
+    return converted
+
+
+@functools.cache
+def served_schema() -> dict[str, Any]:
+    """The OpenAPI schema as `/api/v1/schema/` serves it, as JSON Schema."""
+    response = Client().get("/api/v1/schema/", {"format": "json"})
+    assert response.status_code == 200, response.content[:300]
+    return _json_schema(json.loads(response.content))  # type: ignore[no-any-return]
+
+
+def assert_conforms(body: Any, component: str) -> None:
+    """`body` is what the schema's component `component` says it is."""
+    schema = {**served_schema(), "$ref": f"#/components/schemas/{component}"}
+    jsonschema.Draft202012Validator(schema).validate(body)
 
 
 def test_a_running_games_log_is_redacted_for_a_player(host, guest):
@@ -165,6 +196,49 @@ def test_the_replay_before_the_deal_is_an_empty_table(host, guest, outsider):
     assert body["seq"] == 1
     assert body["hands"] == {}
     assert body["round"] is None
+
+
+def test_the_replay_at_game_started_is_the_table_before_the_first_deal(host, guest, outsider):
+    game = finished_game(host, guest)
+    started = Event.objects.get(game=game, type="game_started")
+    answer = outsider.get(f"/games/{game.pk}/replay", seq=started.seq)
+    assert answer.status_code == 200, answer.json()
+    body = answer.json()
+    assert body == {
+        "seq": started.seq,
+        "round": None,
+        "hands": {},
+        "draw_pile": [],
+        "discard_pile": [],
+        "current_seat": None,
+        "current_color": None,
+        "direction": None,
+        "pending": None,
+        "scores": [],
+    }
+    assert_conforms(body, "ReplayOut")
+
+
+def test_every_replay_up_to_the_first_move_conforms_to_the_schema(host, guest, outsider):
+    game = finished_game(host, guest)
+    dealt = Event.objects.get(game=game, type="round_started")
+    for seq in range(1, dealt.seq + 2):
+        answer = outsider.get(f"/games/{game.pk}/replay", seq=seq)
+        assert answer.status_code == 200, answer.json()
+        assert_conforms(answer.json(), "ReplayOut")
+    assert outsider.get(f"/games/{game.pk}/replay", seq=dealt.seq).json()["round"] == 1
+
+
+def test_the_admin_replay_viewer_shows_no_table_at_game_started(host, guest, admin_client):
+    game = finished_game(host, guest)
+    started = Event.objects.get(game=game, type="game_started")
+    url = reverse("admin:games_game_replay", args=[game.pk])
+    page = admin_client.get(url, {"seq": started.seq})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="no-table"' in html
+    assert 'data-type="game_started"' in html
+    assert 'id="no-table"' not in admin_client.get(url, {"seq": started.seq + 1}).content.decode()
 
 
 @pytest.mark.parametrize("seq", ["0", "-1", "abc", "", "1.5", "1e3", "\u0661"])

@@ -40,6 +40,16 @@ def test_replay_game_prints_the_table_after_every_event(host):
     assert "| hands" in lines[-1]
 
 
+def test_replay_game_prints_no_table_after_game_started_before_the_deal(host):
+    game = play_out(table(host, ["greedy", "random"], seed=3), {0: host})
+    started = Event.objects.get(game=game, type="game_started")
+    lines = run("replay_game", str(game.pk)).splitlines()
+    assert lines[started.seq - 1].split()[:2] == [f"#{started.seq}", "game_started"]
+    assert "| hands" not in lines[started.seq - 1]
+    assert "round_started" in lines[started.seq]
+    assert "| hands 7 7 7 |" in lines[started.seq]
+
+
 def test_replay_game_verify_accepts_a_game_as_played(host):
     game = play_out(table(host, ["greedy", "random"], seed=4), {0: host})
     assert run("replay_game", str(game.pk), "--verify").strip() == (

@@ -19,11 +19,18 @@ pytestmark = pytest.mark.django_db
 def test_the_task_names_the_services_send_are_the_tasks_the_worker_runs():
     from unoservice.celery import app
 
-    assert {dispatch.BOT_TURN, dispatch.TURN_TIMEOUT, dispatch.SWEEP} <= set(app.tasks)
+    names = {
+        dispatch.BOT_TURN,
+        dispatch.TURN_TIMEOUT,
+        dispatch.SWEEP,
+        dispatch.PAUSE_EXPIRY,
+        dispatch.PURGE_IDEMPOTENCY,
+    }
+    assert names <= set(app.tasks)
 
 
 def test_beat_sweeps_every_two_seconds_and_drops_a_sweep_that_waited_longer():
-    (entry,) = settings.CELERY_BEAT_SCHEDULE.values()
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-overdue-turns"]
     assert entry["task"] == dispatch.SWEEP
     assert entry["schedule"] == 2.0
     assert entry["options"] == {"expires": 2.0}
@@ -75,5 +82,5 @@ def test_a_timeout_task_on_a_bot_seat_does_nothing(host):
 def test_the_sweep_task_reports_what_it_applied(host, guest):
     game = human_to_act_game(host, guest)
     with time_machine.travel(game.turn_deadline + dt.timedelta(seconds=1), tick=False):
-        assert tasks.sweep_overdue() == {"timeouts": 1, "bot_moves": 0}
-        assert tasks.sweep_overdue() == {"timeouts": 0, "bot_moves": 0}
+        assert tasks.sweep_overdue() == {"timeouts": 1, "bot_moves": 0, "pauses_ended": 0}
+        assert tasks.sweep_overdue() == {"timeouts": 0, "bot_moves": 0, "pauses_ended": 0}

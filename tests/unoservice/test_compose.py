@@ -28,6 +28,11 @@ def environment(compose: dict[str, Any], service: str) -> dict[str, str]:
     return {k: str(v) for k, v in compose["services"][service]["environment"].items()}
 
 
+def as_compose_runs_it(env: dict[str, str]) -> dict[str, str]:
+    """`env` with each ``${NAME:-default}`` resolved as compose does when NAME is unset."""
+    return {k: re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", v) for k, v in env.items()}
+
+
 def command(compose: dict[str, Any], service: str) -> str:
     raw = compose["services"][service]["command"]
     return raw if isinstance(raw, str) else " ".join(raw)
@@ -67,6 +72,12 @@ def test_every_variable_is_one_the_settings_read(compose):
     assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")  # never a key in the file
 
 
+def test_https_is_a_setting_the_service_reads_and_is_off_unless_the_shell_sets_it(compose):
+    env = environment(compose, "api")
+    assert "HTTPS" in variables_the_settings_read()
+    assert env["HTTPS"] == "${HTTPS:-false}"  # plain http://localhost out of the box
+
+
 def test_the_urls_point_at_the_services_defined_here(compose):
     env = environment(compose, "api")
     database = urlsplit(env["DATABASE_URL"])
@@ -95,11 +106,16 @@ def test_everything_has_a_health_check_or_waits_for_one(compose):
 
 def test_the_settings_accept_the_files_environment(compose):
     """The settings loaded with exactly the file's environment (and a real key)."""
-    env = {**environment(compose, "api"), "SECRET_KEY": "k" * 50, "PATH": "/usr/bin:/bin"}
+    env = {
+        **as_compose_runs_it(environment(compose, "api")),
+        "SECRET_KEY": "k" * 50,
+        "PATH": "/usr/bin:/bin",
+    }
     probe = (
         "import django, json; django.setup(); from django.conf import settings as s; "
         "db = s.DATABASES['default']; print(json.dumps([db['ENGINE'], db['HOST'], db['NAME'], "
-        "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS]))"
+        "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS, "
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE]))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -109,12 +125,13 @@ def test_the_settings_accept_the_files_environment(compose):
         text=True,
         check=True,
     ).stdout
-    engine, host, name, broker, debug, cache, hosts = json.loads(out)
+    engine, host, name, broker, debug, cache, hosts, redirect, secure_cookie = json.loads(out)
     assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
     assert broker == "redis://redis:6379/0"
     assert debug is False
     assert cache == "django.core.cache.backends.redis.RedisCache"
     assert "api" in hosts
+    assert (redirect, secure_cookie) == (False, False)
 
 
 def test_the_image_installs_only_the_runtime_and_collects_static_files():

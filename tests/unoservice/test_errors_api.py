@@ -4,14 +4,19 @@ malformed JSON, unknown paths, rate limits; and no input of any kind is a 500.""
 from __future__ import annotations
 
 import json
+import types
 from typing import Any
 
 import pytest
+from django.http import HttpRequest, HttpResponse
+from django.test import Client, RequestFactory
+from django.urls import path as url_path
 from rest_framework.test import APIClient
 
 from games.models import Game
 from players.models import Player
 from tests.factories import API, Persona, assert_error
+from unoservice.errors import _flatten_validation, csrf_failure
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 
@@ -253,6 +258,118 @@ def test_a_lone_surrogate_in_a_json_string_is_a_400_not_a_500(host, path, raw):
     assert_error(response, 400, "invalid_request")
 
 
+# -- field errors ---------------------------------------------------------------------------
+
+
+def test_an_unknown_rule_is_named_by_its_path(host):
+    error = assert_error(host.post("/games", {"rules": {"stackng": True}}), 400, "invalid_request")
+    assert error["message"] == "rules.stackng: unknown field"
+    assert error["details"] == {"fields": {"rules.stackng": ["unknown field"]}}
+    assert Game.objects.count() == 0
+
+
+def test_rules_that_are_not_an_object_are_an_error_of_the_rules_field(host):
+    error = assert_error(host.post("/games", {"rules": 5}), 400, "invalid_request")
+    assert error["message"] == "rules: expected a JSON object"
+    assert error["details"] == {"fields": {"rules": ["expected a JSON object"]}}
+
+
+def test_every_nested_field_error_is_listed_by_its_path(host):
+    body = {"rules": {"stacking": "yes", "sevens": True}, "max_players": 1}
+    error = assert_error(host.post("/games", body), 400, "invalid_request")
+    fields = error["details"]["fields"]
+    assert set(fields) == {"rules.sevens", "max_players"}
+    assert fields["rules.sevens"] == ["unknown field"]
+    assert all(isinstance(m, str) for messages in fields.values() for m in messages)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"rules": {"stackng": True}},
+        {"rules": 5},
+        {"rules": {"stacking": {"nested": True}}},
+        {"rules": {"stacking": "true"}},
+        {"rules": []},
+        {"rules": None},
+    ],
+    ids=repr,
+)
+def test_no_field_error_shows_a_python_repr(host, body):
+    response = host.post("/games", body)
+    error = assert_error(response, 400, "invalid_request")
+    assert b"ErrorDetail" not in response.content
+    assert "{" not in error["message"]
+    assert "[" not in error["message"]
+    for messages in error["details"]["fields"].values():
+        assert all(isinstance(m, str) and "ErrorDetail" not in m for m in messages)
+
+
+def test_list_items_are_named_by_index_and_their_own_errors_by_the_item():
+    detail = {
+        "seats": [{}, {"name": ["required"]}, {"non_field_errors": ["expected a JSON object"]}],
+        "tags": {0: ["not a string"]},
+    }
+    message, details = _flatten_validation(detail)
+    assert details == {
+        "fields": {
+            "seats.1.name": ["required"],
+            "seats.2": ["expected a JSON object"],
+            "tags.0": ["not a string"],
+        }
+    }
+    assert message == "seats.1.name: required"
+
+
+def test_the_bodys_own_error_keeps_non_field_errors_and_names_no_field():
+    detail = {"non_field_errors": ["expected a JSON object"]}
+    assert _flatten_validation(detail) == (
+        "expected a JSON object",
+        {"fields": {"non_field_errors": ["expected a JSON object"]}},
+    )
+    assert _flatten_validation(["not allowed"]) == ("not allowed", {})
+
+
+# -- CSRF -------------------------------------------------------------------------------------
+
+
+def _plain_django_view(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("changed")
+
+
+def _urls_with_a_csrf_protected_view() -> types.ModuleType:
+    """The service's URLs plus a plain Django view (no DRF, no csrf_exempt), so that
+    a request fails the CSRF check outside the admin."""
+    from unoservice import urls
+
+    module = types.ModuleType("urls_with_a_csrf_protected_view")
+    module.urlpatterns = [url_path("plain", _plain_django_view), *urls.urlpatterns]  # type: ignore[attr-defined]
+    return module
+
+
+def test_a_csrf_failure_outside_the_admin_is_a_403_in_the_error_shape(settings, db):
+    settings.ROOT_URLCONF = _urls_with_a_csrf_protected_view()
+    response = Client(enforce_csrf_checks=True).post("/plain", {"x": "1"})
+    error = assert_error(response, 403, "forbidden")
+    assert "CSRF" in error["message"]
+    assert Client().post("/plain").content == b"changed"
+
+
+def test_the_csrf_failure_view_answers_in_the_error_shape_for_api_paths():
+    request = RequestFactory().post("/api/v1/games")
+    error = assert_error(csrf_failure(request, reason="CSRF cookie not set."), 403, "forbidden")
+    assert error["details"] == {"reason": "CSRF cookie not set."}
+
+
+def test_a_csrf_failure_in_the_admin_keeps_djangos_html_page(db):
+    response = Client(enforce_csrf_checks=True).post(
+        "/admin/login/", {"username": "staff", "password": "x"}
+    )
+    assert response.status_code == 403
+    assert response["Content-Type"].startswith("text/html")
+    assert b"CSRF verification failed" in response.content
+
+
 # -- rate limits -----------------------------------------------------------------------------
 
 
@@ -425,6 +542,22 @@ def test_no_query_on_the_game_list_produces_a_500(host, query):
     assert response.status_code < 500, response.content
     if response.status_code >= 400:
         assert_error(response, response.status_code, None)
+
+
+@pytest.mark.parametrize(
+    "page", ["\u0661", "\u06f1", "\uff11", " 1", "1 ", "+1", "1_0", "1.0", "0x1"], ids=repr
+)
+def test_a_page_number_that_is_not_ascii_digits_is_no_such_page(host, page):
+    new_game(host)
+    assert_error(host.get("/games", page=page), 404, "not_found")
+
+
+@pytest.mark.parametrize("page", ["1", "01", "last", ""])
+def test_a_page_number_in_ascii_digits_or_last_or_none_is_the_page(host, page):
+    game_id = new_game(host)
+    response = host.get("/games", page=page)
+    assert response.status_code == 200, response.json()
+    assert [game["id"] for game in response.json()["results"]] == [game_id]
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,10 @@ import socket
 import time
 
 import pytest
+from django.test import Client
 from kombu.exceptions import OperationalError
 
+from tests.factories import assert_error
 from unoservice import health
 
 
@@ -47,6 +49,22 @@ def test_healthz_is_503_naming_the_database_when_it_is_down(client, monkeypatch)
 
 def test_healthz_refuses_writes(client):
     assert client.post("/healthz").status_code == 405
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete", "options"])
+def test_healthz_answers_any_other_method_than_get_or_head_with_a_405_in_the_error_shape(method):
+    # As a browser would send it: the CSRF check runs, and must not answer first.
+    client = Client(enforce_csrf_checks=True)
+    response = getattr(client, method)("/healthz", "{}", content_type="application/json")
+    assert_error(response, 405, "method_not_allowed")
+    assert response["Allow"] == "GET, HEAD"
+
+
+@pytest.mark.django_db
+def test_healthz_answers_head_like_get(client):
+    response = client.head("/healthz")
+    assert response.status_code == 200
+    assert response.content == b""
 
 
 def test_the_broker_check_fails_fast_when_nothing_listens():
