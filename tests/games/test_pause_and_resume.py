@@ -68,8 +68,14 @@ def walk_away(game: Game, seat: int, answer: dict[int, Persona] | None = None) -
 def abandoned_among_bots(host: Persona) -> Game:
     """The attack: a 10-seat game, 9 expert bots, a 5 s turn timeout; the host walks
     away after starting it."""
-    game = table(host, ["expert"] * 9, seed=11, turn_timeout=5)
-    return walk_away(game, 0)
+    created = host.post("/games", {"max_players": 10, "turn_timeout": 5, "seed": 11})
+    assert created.status_code == 201, created.json()
+    game_id = created.json()["id"]
+    for _ in range(9):
+        added = host.post(f"/games/{game_id}/bots", {"strategy": "expert"})
+        assert added.status_code == 201, added.json()
+    assert host.post(f"/games/{game_id}/start").status_code == 200
+    return walk_away(reload(game_id), 0)
 
 
 # -- pausing ------------------------------------------------------------------------------
