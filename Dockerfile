@@ -19,4 +19,4 @@ RUN SECRET_KEY=collectstatic DEBUG=false python manage.py collectstatic --noinpu
 USER uno
 
 EXPOSE 8000
-CMD ["gunicorn", "unoservice.wsgi:application", "--bind", "0.0.0.0:8000"]
+CMD ["python", "-m", "unoservice.serve", "--host", "0.0.0.0", "--port", "8000"]

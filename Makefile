@@ -8,6 +8,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements.stamp
 ARGS   ?=
+PORT   ?= 8000
 
 .PHONY: run test lint format typecheck venv
 
@@ -21,7 +22,7 @@ venv: $(STAMP)
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) scripts/run_all.py
+	$(PY) scripts/run_all.py --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest $(ARGS)

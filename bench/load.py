@@ -591,8 +591,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--spawn",
         action="store_true",
-        help="start gunicorn on a free 127.0.0.1 port with a fresh database (bench/serve.py) "
+        help="start the server on a free 127.0.0.1 port with a fresh database (bench/serve.py) "
         "and stop it afterwards; --url is then ignored",
+    )
+    parser.add_argument(
+        "--server",
+        choices=["uno", "gthread"],
+        default="uno",
+        help="with --spawn: the service's own command (default, what ships) or the "
+        "WSGI-only gunicorn gthread server, the baseline it replaced",
     )
     parser.add_argument("--database-url", default=None, help="with --spawn (bench/serve.py)")
     parser.add_argument("--workers", type=int, default=None, help="with --spawn")
@@ -614,6 +621,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("database_url", args.database_url),
                 ("workers", args.workers),
                 ("threads", args.threads),
+                ("kind", args.server),
             )
             if value is not None
         }

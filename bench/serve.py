@@ -176,20 +176,39 @@ def free_port() -> int:
         return port
 
 
-def gunicorn_command(port: int, workers: int, threads: int) -> list[str]:
+# The servers the benchmark can start: the service's own command (what ships), and
+# the WSGI-only gunicorn it replaced, kept as the baseline of the REST figures.
+SERVERS = ("uno", "gthread")
+
+
+def server_command(kind: str, port: int, workers: int, threads: int) -> list[str]:
+    if kind == "gthread":
+        return [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "unoservice.wsgi",
+            "-w",
+            str(workers),
+            "-k",
+            "gthread",
+            "--threads",
+            str(threads),
+            "-b",
+            f"127.0.0.1:{port}",
+        ]
     return [
         sys.executable,
         "-m",
-        "gunicorn",
-        "unoservice.wsgi",
-        "-w",
+        "unoservice.serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
         str(workers),
-        "-k",
-        "gthread",
         "--threads",
         str(threads),
-        "-b",
-        f"127.0.0.1:{port}",
     ]
 
 
@@ -222,8 +241,10 @@ def server(
     workers: int = DEFAULT_WORKERS,
     threads: int = DEFAULT_THREADS,
     port: int | None = None,
+    kind: str = "uno",
 ) -> Iterator[Server]:
-    """A fresh database and gunicorn on 127.0.0.1, stopped when the block ends."""
+    """A fresh database and the server (`kind`, see SERVERS) on 127.0.0.1, stopped
+    when the block ends."""
     recreate_database(database_url)
     env = bench_environment(database_url)
     subprocess.run(
@@ -233,7 +254,7 @@ def server(
         check=True,
     )
     port = port or free_port()
-    command = gunicorn_command(port, workers, threads)
+    command = server_command(kind, port, workers, threads)
     LOG_FILE.parent.mkdir(exist_ok=True)
     with LOG_FILE.open("wb") as log:
         process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=log, stderr=log)
@@ -241,7 +262,7 @@ def server(
         deadline = time.monotonic() + START_TIMEOUT
         while not _answers(port):
             if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"gunicorn did not start; see {LOG_FILE}")
+                raise SystemExit(f"the server did not start; see {LOG_FILE}")
             time.sleep(0.2)
         yield Server(
             url=f"http://127.0.0.1:{port}",
@@ -249,7 +270,7 @@ def server(
             description={
                 "workers": workers,
                 "threads": threads,
-                "worker_class": "gthread",
+                "server": kind,
                 "database": urlsplit(database_url).path.lstrip("/"),
             },
             database_url=database_url,

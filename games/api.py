@@ -9,15 +9,19 @@ from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import replay, selectors, services
-from games.engine import MalformedMove, Move, parse_move
+from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
+from games.live import access, sse
+from games.live.hub import Snapshot
 from games.models import Game, GameStatus
 from games.serializers import (
     GAME_ID,
@@ -33,6 +37,7 @@ from games.serializers import (
     MoveResultOut,
     ReplayOut,
     ReplayQuery,
+    StreamTicketOut,
 )
 from players.auth import current_player
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
@@ -344,3 +349,82 @@ class GameReplayView(APIView):
         except replay.ReplayMismatch as error:
             raise LogCorrupt(f"the log cannot be replayed: {error}") from None
         return Response(table.to_json())
+
+
+class GameStreamView(APIView):
+    """``GET /games/{id}/stream``. The server (`unoservice.asgi`) answers it with a
+    live stream before this view is reached; under a plain WSGI server (tests,
+    `manage.py runserver`) this view answers with the opening of the stream alone,
+    which an EventSource reopens after `retry`: a poll, but the same messages."""
+
+    # The stream's own checks: a bearer token, a ticket or a staff session.
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes: list[type] = []
+
+    @extend_schema(
+        summary="Follow a game live (Server-Sent Events)",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "after",
+                {"type": "string", "pattern": "^[0-9]+$"},
+                description="resume after this seq (as the Last-Event-ID header does)",
+            ),
+            OpenApiParameter("ticket", str, description="a stream ticket, instead of a token"),
+            *COMMON_HEADERS,
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                description="`retry: 2000`, then `event: game` (the caller's view), then each "
+                "event as `id: <seq>`, `event: <type>`, `data: <the event>` and a new `game` "
+                "after each change; `: ping` at least every 15 s; `event: end` when the game "
+                "is over"
+            ),
+            **error_responses(400, 401, 404, 429),
+        },
+    )
+    def get(self, request: Request, game_id: str) -> HttpResponse:
+        checked = access.open_stream(
+            game_id=game_id,
+            headers={name.lower(): value for name, value in request.headers.items()},
+            query=request.query_params.dict(),
+            meta=request.META,
+        )
+        if isinstance(checked, access.Refusal):
+            return Response(checked.body, status=checked.status, headers=checked.headers)
+        watcher, parsed_id, resume = checked
+        game = Game.objects.select_related("host").get(pk=parsed_id)
+        state = GameState.from_snapshot(game.state) if game.state is not None else None
+        snapshot = Snapshot(game, state, [])
+        response = HttpResponse(
+            sse.opening(snapshot, watcher, resume), content_type="text/event-stream; charset=utf-8"
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"
+        return response
+
+
+class GameStreamTicketView(APIView):
+    @extend_schema(
+        summary="A one-time ticket for a browser's EventSource",
+        request=None,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+        responses={201: StreamTicketOut, **error_responses(400, 401, 404, 429)},
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        """Browsers cannot send headers with an EventSource: this ticket opens
+        ``/games/{id}/stream?ticket=...`` once, for the caller, within 60 seconds."""
+        game_uuid = selectors.parse_game_id(game_id)
+
+        def issue() -> Response:
+            ticket, expires_at = services.stream_ticket_issue(
+                game_id=game_uuid, player=current_player(request)
+            )
+            return Response(
+                {"ticket": ticket, "expires_at": expires_at.isoformat()},
+                status=status.HTTP_201_CREATED,
+            )
+
+        # A ticket is a credential: never stored for a replay.
+        return idempotent(request, issue, answer_is_secret=True)

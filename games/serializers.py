@@ -397,3 +397,8 @@ class ReplayOut(serializers.Serializer[Any]):
     direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
     pending = PendingOut(allow_null=True)
     scores = serializers.ListField(child=serializers.IntegerField(min_value=0))
+
+
+class StreamTicketOut(serializers.Serializer[Any]):
+    ticket = serializers.CharField(help_text="send as `?ticket=` to open the stream, once")
+    expires_at = serializers.DateTimeField(help_text="60 seconds from now")

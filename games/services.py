@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -24,8 +25,17 @@ from django.utils import timezone
 from games import bots, dispatch, engine, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
-from games.models import BotStrategy, Event, Game, GameStatus, Seat, seating_entry
-from players.models import Player
+from games.live import notify
+from games.models import (
+    BotStrategy,
+    Event,
+    Game,
+    GameStatus,
+    Seat,
+    StreamTicket,
+    seating_entry,
+)
+from players.models import Player, hash_token
 from unoservice.errors import (
     Forbidden,
     GameFull,
@@ -233,9 +243,15 @@ def _save(game: Game, fields: list[str]) -> None:
         assert isinstance(field, Field)
         assignments.append(f"{quote(field.column)} = %s")
         params.append(field.get_db_prep_save(getattr(game, field.attname), connection))
+    joined = ""
+    if connection.vendor == "postgresql":
+        # Live streams hear of the change when it commits (games.live.notify); the
+        # subquery runs pg_notify once, in this statement, for no extra round trip.
+        joined = " FROM (SELECT pg_notify(%s, %s)) AS notified"
+        params += [notify.CHANNEL, notify.payload(game.pk, game.last_seq)]
     params.append(meta.pk.get_db_prep_value(game.pk, connection))
     sql = (
-        f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)}"
+        f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)}{joined}"
         f" WHERE {quote(meta.pk.column)} = %s"
     )
     with connection.cursor() as cursor:
@@ -819,3 +835,39 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
         for game_id, version in selectors.expired_pauses(now)
     )
     return Swept(timeouts, moved, ended)
+
+
+# -- stream tickets ----------------------------------------------------------------------
+
+STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
+
+
+def stream_ticket_issue(*, game_id: Any, player: Player) -> tuple[str, dt.datetime]:
+    """A ticket that opens `player`'s stream of the game once, within 60 seconds
+    (returned with its expiry; only its hash is kept). Locks nothing: it inserts."""
+    game = selectors.game_get(game_id)
+    ticket = secrets.token_urlsafe(32)
+    expires_at = timezone.now() + STREAM_TICKET_LIFETIME
+    with transaction.atomic():
+        StreamTicket.objects.create(
+            ticket_hash=hash_token(ticket), player=player, game=game, expires_at=expires_at
+        )
+    return ticket, expires_at
+
+
+def stream_ticket_redeem(*, ticket: str, game_id: Any) -> Player | None:
+    """The player of an unused, unexpired ticket for this game, marking it used; None
+    for any other ticket. One UPDATE: two uses at once cannot both succeed."""
+    now = timezone.now()
+    with transaction.atomic():
+        used = StreamTicket.objects.filter(
+            ticket_hash=hash_token(ticket),
+            game_id=game_id,
+            used_at__isnull=True,
+            expires_at__gt=now,
+        ).update(used_at=now)
+        if used != 1:
+            return None
+        return (
+            StreamTicket.objects.select_related("player").get(ticket_hash=hash_token(ticket)).player
+        )

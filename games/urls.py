@@ -13,6 +13,12 @@ urlpatterns = [
     path("games/<str:game_id>/moves", api.GameMovesView.as_view(), name="game-moves"),
     path("games/<str:game_id>/challenge", api.GameChallengeView.as_view(), name="game-challenge"),
     path("games/<str:game_id>/events", api.GameEventsView.as_view(), name="game-events"),
+    path("games/<str:game_id>/stream", api.GameStreamView.as_view(), name="game-stream"),
+    path(
+        "games/<str:game_id>/stream-ticket",
+        api.GameStreamTicketView.as_view(),
+        name="game-stream-ticket",
+    ),
     path("games/<str:game_id>/log", api.GameLogView.as_view(), name="game-log"),
     path("games/<str:game_id>/replay", api.GameReplayView.as_view(), name="game-replay"),
 ]

@@ -29,6 +29,19 @@ def player_by_token(token: str) -> Player | None:
     return None
 
 
+def bearer_player(header: str) -> tuple[Player, str]:
+    """The player (and token) of an ``Authorization: Bearer <token>`` header; raises
+    `NotAuthenticated` for any other header or an unknown token."""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
+        raise NotAuthenticated("the Authorization header must be 'Bearer <token>'")
+    player = player_by_token(token)
+    if player is None:
+        raise NotAuthenticated("unknown token")
+    return player, token
+
+
 class BearerTokenAuthentication(BaseAuthentication):
     """One indexed lookup by the token's hash; no session, no CSRF."""
 
@@ -38,14 +51,10 @@ class BearerTokenAuthentication(BaseAuthentication):
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return None
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
-            raise AuthenticationFailed("the Authorization header must be 'Bearer <token>'")
-        player = player_by_token(token)
-        if player is None:
-            raise AuthenticationFailed("unknown token")
-        return player, token
+        try:
+            return bearer_player(header)
+        except NotAuthenticated as error:
+            raise AuthenticationFailed(error.message) from None
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

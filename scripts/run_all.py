@@ -30,7 +30,7 @@ STOP_GRACE_SECONDS = 30.0
 class Child:
     name: str
     argv: list[str]
-    # runserver's autoreloader runs the server in a child process: signal the whole
+    # The server's master runs its workers as child processes: signal the whole
     # group, as a terminal would. Celery's main process stops its own pool.
     signal_group: bool
     process: subprocess.Popen[bytes] | None = None
@@ -75,7 +75,21 @@ def children(port: int) -> list[Child]:
     # Warnings and errors only from the worker and beat: at INFO they print two lines
     # for every sweep (every 2 s) and every bot move. The API logs each request.
     return [
-        Child("api", [python, "manage.py", "runserver", f"0.0.0.0:{port}"], signal_group=True),
+        Child(
+            "api",
+            [
+                python,
+                "-m",
+                "unoservice.serve",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                str(port),
+                "--workers",
+                "1",
+            ],
+            signal_group=True,
+        ),
         Child("worker", [*celery, "worker", "--loglevel=WARNING"], signal_group=False),
         Child("beat", [*celery, "beat", "--loglevel=WARNING"], signal_group=False),
     ]

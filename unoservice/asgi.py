@@ -1,9 +1,68 @@
-"""ASGI entry point."""
+"""The ASGI application: the whole HTTP API on one port.
+
+Game streams and long polls that wait are served here as plain ASGI
+(`games.live.sse`): waiting costs a coroutine, not a thread. Every other request
+goes to Django's WSGI application on a pool of threads (a2wsgi), the fastest way to
+serve the synchronous REST API, exactly as a WSGI server would.
+
+    python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2
+"""
+
+from __future__ import annotations
 
 import os
-
-from django.core.asgi import get_asgi_application
+import re
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "unoservice.settings")
 
-application = get_asgi_application()
+import django
+
+django.setup()
+
+from a2wsgi import WSGIMiddleware  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+from games.live import hub, sse  # noqa: E402
+
+# Threads that run the REST API in each process (UNO_API_THREADS, set by the server
+# command): enough to keep both cores busy while some requests wait for PostgreSQL.
+API_THREADS = int(os.environ.get("UNO_API_THREADS", "4"))
+
+STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
+EVENTS_PATH = re.compile(r"^/api/v1/games/([^/]+)/events$")
+
+api = WSGIMiddleware(get_wsgi_application(), workers=API_THREADS)
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+        path = scope["path"]
+        found = STREAM_PATH.match(path)
+        if found is not None and scope["method"] == "GET":
+            await sse.stream(scope, receive, send, found.group(1))
+            return
+        found = EVENTS_PATH.match(path)
+        if found is not None and sse.wants_to_wait(scope):
+            await sse.long_poll(scope, receive, send, found.group(1), api)
+            return
+    await api(scope, receive, send)
+
+
+async def _lifespan(receive: Any, send: Any) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            try:
+                await hub.start_hub()
+            except Exception as error:
+                await send({"type": "lifespan.startup.failed", "message": str(error)})
+                return
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await hub.stop_hub()
+            await send({"type": "lifespan.shutdown.complete"})
+            return

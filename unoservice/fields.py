@@ -15,12 +15,17 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+def is_query_integer(data: Any) -> bool:
+    """A non-negative integer as a query string writes it: ASCII digits only."""
+    return isinstance(data, str) and data.isascii() and data.isdigit()
+
+
 class QueryIntegerField(serializers.IntegerField):
     """An integer in a query string: ASCII digits only (Python's int() would also
     take Arabic-Indic digits, " 7" or "1_000")."""
 
     def to_internal_value(self, data: Any) -> int:
-        if not isinstance(data, str) or not data.isascii() or not data.isdigit():
+        if not is_query_integer(data):
             self.fail("invalid")
         return int(super().to_internal_value(data))
 

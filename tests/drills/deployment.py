@@ -191,18 +191,15 @@ class Deployment:
             [
                 sys.executable,
                 "-m",
-                "gunicorn",
-                "unoservice.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{self.port}",
+                "unoservice.serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
                 "--workers",
                 "1",
-                "--worker-class",
-                "gthread",
                 "--threads",
                 "4",
-                "--timeout",
-                "60",
             ],
         )
         wait_until(lambda: self.request("GET", "/healthz").status in (200, 503), "the API")

@@ -47,9 +47,10 @@ def test_the_file_defines_the_database_the_broker_the_api_the_worker_and_beat(co
     assert set(compose["services"]) == {"postgres", "redis", *APP_SERVICES}
 
 
-def test_the_api_migrates_then_serves_with_gunicorn(compose):
+def test_the_api_migrates_then_serves_with_the_services_own_server_command(compose):
     text = command(compose, "api")
-    assert text.index("manage.py migrate --noinput") < text.index("gunicorn unoservice.wsgi")
+    assert text.index("manage.py migrate --noinput") < text.index("python -m unoservice.serve")
+    assert "--host 0.0.0.0 --port 8000" in text
     assert "8000:8000" in compose["services"]["api"]["ports"]
 
 

@@ -1,0 +1,138 @@
+"""Who may open a game's stream, checked once before it begins (on a reader thread).
+
+A stream is opened with the player's bearer token, with a one-time ticket (browsers'
+EventSource cannot send headers), or, for the staff dashboard, with a staff
+member's admin session. The checks and their errors are the API's: 401, 404, 429
+in the usual JSON shape, before any byte of the stream.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from importlib import import_module
+from types import SimpleNamespace
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.http import HttpRequest
+
+from games import selectors, services
+from games.models import Game
+from players.auth import MAX_TOKEN_LENGTH, bearer_player
+from players.models import Player
+from unoservice.errors import (
+    InvalidRequest,
+    NotAuthenticated,
+    NotFound,
+    RateLimited,
+    ServiceError,
+    error_body,
+)
+from unoservice.fields import is_query_integer
+from unoservice.throttling import PlayerRateThrottle
+
+
+@dataclass
+class Watcher:
+    """Who watches: a player (seated or not), or a staff member's admin session."""
+
+    player: Player | None
+    staff: bool = False
+
+    def seat(self, game: Game) -> int | None:
+        return game.seat_of(self.player)
+
+
+@dataclass
+class Refusal:
+    """An answer given instead of the stream."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def refusal(error: ServiceError, headers: dict[str, str] | None = None) -> Refusal:
+    extra = dict(headers or {})
+    if error.status == 401:
+        extra["WWW-Authenticate"] = 'Bearer realm="api"'
+    return Refusal(error.status, error_body(error.code, error.message, error.details), extra)
+
+
+def open_stream(
+    *, game_id: str, headers: dict[str, str], query: dict[str, str], meta: dict[str, Any]
+) -> tuple[Watcher, uuid.UUID, int | None] | Refusal:
+    """Check a request for a game's stream: (watcher, game id, the seq to resume
+    after, if any), or the refusal to answer instead."""
+    try:
+        parsed_id = selectors.parse_game_id(game_id)
+        resume = _resume_after(headers, query)
+        watcher = _authenticate(parsed_id, headers, query)
+        if watcher.player is not None:
+            throttle = PlayerRateThrottle()
+            if not throttle.allow_request(SimpleNamespace(user=watcher.player, META=meta), None):
+                wait = max(int(throttle.wait() or 1), 1)
+                return refusal(
+                    RateLimited("too many requests", details={"retry_after": wait}),
+                    {"Retry-After": str(wait)},
+                )
+        if not Game.objects.filter(pk=parsed_id).exists():
+            raise NotFound("no such game")
+    except ServiceError as error:
+        return refusal(error)
+    return watcher, parsed_id, resume
+
+
+def _resume_after(headers: dict[str, str], query: dict[str, str]) -> int | None:
+    raw = query.get("after")
+    name = "after"
+    if raw is None:
+        raw, name = headers.get("last-event-id"), "Last-Event-ID"
+    if raw is None or raw == "":
+        return None
+    if not is_query_integer(raw):
+        raise InvalidRequest(
+            f"{name} must be a seq (ASCII digits)",
+            details={"fields": {name: ["a valid integer is required"]}},
+        )
+    return int(raw)
+
+
+def _authenticate(game_id: uuid.UUID, headers: dict[str, str], query: dict[str, str]) -> Watcher:
+    ticket = query.get("ticket")
+    if ticket is not None:
+        player = (
+            services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
+            if 0 < len(ticket) <= MAX_TOKEN_LENGTH
+            else None
+        )
+        if player is None:
+            raise NotAuthenticated("the ticket is unknown, used, expired or for another game")
+        return Watcher(player)
+    header = headers.get("authorization", "")
+    if header:
+        return Watcher(bearer_player(header)[0])
+    staff = _staff_session(headers.get("cookie", ""))
+    if staff:
+        return Watcher(None, staff=True)
+    raise NotAuthenticated("authentication with a player token or a stream ticket is required")
+
+
+def _staff_session(cookie_header: str) -> bool:
+    """Whether the cookies carry the admin session of an active staff member."""
+    from http.cookies import SimpleCookie
+
+    cookies: SimpleCookie = SimpleCookie()
+    try:
+        cookies.load(cookie_header)
+    except Exception:
+        return False
+    morsel = cookies.get(settings.SESSION_COOKIE_NAME)
+    if morsel is None:
+        return False
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(morsel.value)
+    user = get_user(request)
+    return bool(user.is_active and user.is_staff)

@@ -1,0 +1,328 @@
+"""One hub per server process: it hears that games changed and wakes what waits on them.
+
+A change says no more than "game G reached seq N" (`games.live.notify`). The hub
+keeps a `Channel` per game that someone in this process watches: the last seq it
+heard of, and, for streams, the game row and its recent events, read once per
+change however many streams watch. Waiters hold no thread and no connection: they
+await a future that the next change resolves.
+
+How changes are heard depends on the database:
+
+- PostgreSQL: one connection per process runs ``LISTEN`` and hears every commit's
+  ``NOTIFY`` (sent in the same transaction as the change, so only committed changes
+  are heard, in commit order).
+- Anything else (the SQLite file of development): one query per `POLL_SECONDS`
+  for all the watched games together.
+
+Either way a notification may be lost (a listener reconnecting): every
+`HEAL_SECONDS` one query reads the last seq of every watched game, and a channel
+behind the table catches up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.db import close_old_connections, connection, connections
+
+from games.engine import GameState
+from games.live.notify import CHANNEL, parse_payload
+from games.models import Event, Game
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# The longest a waiting stream stays silent: it sends a comment line this often, and
+# the hub re-reads the watched games' seqs as often, healing lost notifications.
+HEAL_SECONDS = 15.0
+POLL_SECONDS = 0.25
+# Events a channel keeps in memory for streams that are a little behind.
+KEPT_EVENTS = 600
+# Threads that read the database for the hub (never while anyone waits).
+READER_THREADS = 4
+
+
+@dataclass
+class Snapshot:
+    """A game as one change left it: the row, its decoded table, its recent events."""
+
+    game: Game
+    state: GameState | None
+    events: list[Event]  # ascending seq, the last ones up to game.last_seq
+
+    @property
+    def seq(self) -> int:
+        return int(self.game.last_seq)
+
+    def events_after(self, seq: int) -> list[Event] | None:
+        """The events after `seq`, or None when they are not all kept here."""
+        if seq >= self.seq:
+            return []
+        first_kept = self.events[0].seq if self.events else self.seq + 1
+        if seq + 1 < first_kept:
+            return None
+        return [event for event in self.events if event.seq > seq]
+
+
+@dataclass
+class Channel:
+    """What this process knows of one watched game."""
+
+    game_id: uuid.UUID
+    heard: int = 0  # the highest seq a notification or a heal reported
+    snapshot: Snapshot | None = None
+    streams: int = 0  # watchers that need the snapshot (not only the seq)
+    watchers: int = 0
+    changed: asyncio.Future[None] = field(default_factory=lambda: _future())
+    loading: asyncio.Task[None] | None = None
+    # Rendered frames, per viewer seat, for the current snapshot (see games.live.sse).
+    rendered: dict[Any, Any] = field(default_factory=dict)
+
+    def wake(self) -> None:
+        """Resolve the current change future and start a new one."""
+        done, self.changed = self.changed, _future()
+        if not done.done():
+            done.set_result(None)
+
+
+def _future() -> asyncio.Future[None]:
+    return asyncio.get_running_loop().create_future()
+
+
+class Hub:
+    """The process's listener and its channels. Use `hub()` to get the running one."""
+
+    def __init__(self) -> None:
+        self.channels: dict[uuid.UUID, Channel] = {}
+        self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="hub-reader")
+        self.tasks: list[asyncio.Task[None]] = []
+        self.listening = asyncio.Event()
+        self.notifications = 0
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        vendor = await self.read(lambda: connection.vendor)
+        if vendor == "postgresql":
+            self.tasks.append(asyncio.create_task(self._listen_postgres()))
+        else:
+            self.tasks.append(asyncio.create_task(self._poll()))
+            self.listening.set()
+        self.tasks.append(asyncio.create_task(self._heal()))
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.tasks.clear()
+        # Each reader thread closes its own database connection: a barrier makes
+        # every thread take one of these calls.
+        barrier = threading.Barrier(READER_THREADS)
+
+        def close_own_connection() -> None:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(timeout=5)
+            connections.close_all()
+
+        closing = [self.readers.submit(close_own_connection) for _ in range(READER_THREADS)]
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: [future.result() for future in closing]
+        )
+        self.readers.shutdown(wait=False, cancel_futures=True)
+
+    async def read(self, query: Callable[[], T]) -> T:
+        """Run `query` (Django ORM code) on a reader thread."""
+
+        def run() -> T:
+            close_old_connections()
+            try:
+                return query()
+            finally:
+                close_old_connections()
+
+        return await asyncio.get_running_loop().run_in_executor(self.readers, run)
+
+    # -- watching --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def watch(self, game_id: uuid.UUID, *, stream: bool) -> Iterable[Channel]:
+        """Hold a channel for `game_id` while the block runs; with `stream`, changes
+        load the game and its new events for the watcher."""
+        channel = self.channels.get(game_id)
+        if channel is None:
+            channel = self.channels[game_id] = Channel(game_id)
+        channel.watchers += 1
+        channel.streams += stream
+        try:
+            yield channel
+        finally:
+            channel.watchers -= 1
+            channel.streams -= stream
+            if channel.watchers == 0:
+                del self.channels[game_id]
+                if channel.loading is not None:
+                    channel.loading.cancel()
+
+    def heard_from_listener(self, game_id: uuid.UUID, seq: int) -> None:
+        self.heard(game_id, seq)
+
+    def heard(self, game_id: uuid.UUID, seq: int) -> None:
+        """A change of `game_id` reached `seq`: wake its watchers (after loading it,
+        for streams)."""
+        channel = self.channels.get(game_id)
+        if channel is None or seq <= channel.heard:
+            return
+        channel.heard = seq
+        if channel.streams:
+            self._load_soon(channel)
+        else:
+            channel.wake()
+
+    async def snapshot(self, channel: Channel, *, at_least: int = 0) -> Snapshot:
+        """The channel's snapshot, loaded now if it has none or is older than
+        `at_least`."""
+        if channel.snapshot is None or channel.snapshot.seq < at_least:
+            channel.heard = max(channel.heard, at_least)
+            await self._load(channel)
+        assert channel.snapshot is not None
+        return channel.snapshot
+
+    def _load_soon(self, channel: Channel) -> None:
+        if channel.loading is None or channel.loading.done():
+            channel.loading = asyncio.create_task(self._load(channel))
+
+    async def _load(self, channel: Channel) -> None:
+        """Read the game and the events since the snapshot, once for every watcher."""
+        while True:
+            kept = channel.snapshot
+            after = kept.seq if kept is not None else 0
+            try:
+                game, events = await self.read(
+                    functools.partial(_read_change, channel.game_id, after)
+                )
+            except Game.DoesNotExist:
+                return
+            merged = (kept.events if kept is not None else []) + events
+            state = GameState.from_snapshot(game.state) if game.state is not None else None
+            channel.snapshot = Snapshot(game, state, merged[-KEPT_EVENTS:])
+            channel.rendered.clear()
+            channel.heard = max(channel.heard, channel.snapshot.seq)
+            channel.wake()
+            if channel.heard <= channel.snapshot.seq:
+                return
+
+    # -- hearing changes -----------------------------------------------------------------
+
+    async def _listen_postgres(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                conninfo = await self.read(_conninfo)
+                async with await psycopg.AsyncConnection.connect(
+                    conninfo, autocommit=True
+                ) as listener:
+                    await listener.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
+                    # Anything committed while no one listened is read back now.
+                    await self._catch_up()
+                    async for note in listener.notifies():
+                        self.notifications += 1
+                        parsed = parse_payload(note.payload)
+                        if parsed is not None:
+                            self.heard_from_listener(*parsed)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.listening.clear()
+                log.warning("the game listener lost PostgreSQL; reconnecting", exc_info=True)
+                await asyncio.sleep(1.0)
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            await self._catch_up()
+
+    async def _heal(self) -> None:
+        healed = time.monotonic()
+        while True:
+            await asyncio.sleep(0.25)
+            if time.monotonic() - healed >= HEAL_SECONDS:
+                healed = time.monotonic()
+                await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        """One query for the last seq of every watched game."""
+        ids = list(self.channels)
+        if not ids:
+            return
+        try:
+            rows = await self.read(
+                lambda: list(Game.objects.filter(pk__in=ids).values_list("pk", "last_seq"))
+            )
+        except Exception:
+            log.warning("could not read the watched games' seqs", exc_info=True)
+            return
+        for game_id, seq in rows:
+            self.heard(game_id, seq)
+
+
+def _conninfo() -> str:
+    """The listener's own connection, to the database Django uses (outside any
+    transaction pooler: LISTEN needs a session of its own)."""
+    from psycopg.conninfo import make_conninfo
+
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    params.pop("prepare_threshold", None)
+    options = {key: value for key, value in params.items() if isinstance(value, str | int)}
+    return make_conninfo(**options)
+
+
+def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event]]:
+    game = Game.objects.select_related("host").get(pk=game_id)
+    events = list(
+        Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.last_seq).order_by(
+            "-seq"
+        )[:KEPT_EVENTS]
+    )
+    events.reverse()
+    return game, events
+
+
+_HUB: Hub | None = None
+
+
+def hub() -> Hub:
+    if _HUB is None:
+        raise RuntimeError("the hub runs only inside the ASGI application's lifespan")
+    return _HUB
+
+
+async def start_hub() -> Hub:
+    global _HUB
+    if _HUB is None:
+        _HUB = Hub()
+        await _HUB.start()
+    return _HUB
+
+
+async def stop_hub() -> None:
+    global _HUB
+    running, _HUB = _HUB, None
+    if running is not None:
+        await running.stop()

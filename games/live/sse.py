@@ -1,0 +1,315 @@
+"""The game stream (Server-Sent Events) and the waiting long poll, as plain ASGI.
+
+Both are served before Django's handler: a waiting client is a coroutine awaiting
+its game's next change (`games.live.hub`), not a thread, and asks the database
+nothing while it waits. A stream renders each change once per seat, however many
+clients of that seat watch it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from django.core.serializers.json import DjangoJSONEncoder
+
+from games import selectors
+from games.live import access
+from games.live import hub as hub_module
+from games.live.hub import Channel, Snapshot, hub
+from games.models import Event, GameStatus
+from unoservice.fields import is_query_integer
+from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# A client further behind than this gets a fresh view instead of the events.
+MAX_REPLAYED_EVENTS = 500
+RETRY_MILLISECONDS = 2000
+OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
+STREAM_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {
+        name.decode("latin1").lower(): value.decode("latin1") for name, value in scope["headers"]
+    }
+
+
+def _query(scope: Scope) -> dict[str, str]:
+    return dict(parse_qsl(scope.get("query_string", b"").decode("latin1"), keep_blank_values=True))
+
+
+def _meta(scope: Scope, headers: dict[str, str]) -> dict[str, Any]:
+    """The few WSGI environ keys the rate limits read (the client's address)."""
+    client = scope.get("client") or ("", 0)
+    meta: dict[str, Any] = {"REMOTE_ADDR": client[0]}
+    if "x-forwarded-for" in headers:
+        meta["HTTP_X_FORWARDED_FOR"] = headers["x-forwarded-for"]
+    return meta
+
+
+async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                *((k.lower().encode("latin1"), v.encode("latin1")) for k, v in headers.items()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _json(body).encode()})
+
+
+async def _until_disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+# -- frames ------------------------------------------------------------------------------
+
+
+class Frames:
+    """The SSE frames of one snapshot for one seat, cached on the channel (when the
+    snapshot is still its latest): every watcher of a seat shares them."""
+
+    def __init__(
+        self, channel: Channel | None, snapshot: Snapshot, watcher: access.Watcher
+    ) -> None:
+        self.channel = channel
+        self.snapshot = snapshot
+        self.watcher = watcher
+        self.seat = watcher.seat(snapshot.game)
+        self.complete = selectors.log_is_complete(snapshot.game)
+
+    def _cached(self, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+        channel = self.channel
+        rendered = channel.rendered if channel and channel.snapshot is self.snapshot else {}
+        frame = rendered.get(key)
+        if frame is None:
+            frame = rendered[key] = make()
+        return frame
+
+    def view(self) -> bytes:
+        def make() -> bytes:
+            view = selectors.game_view(self.snapshot.game, self.watcher.player, self.snapshot.state)
+            return f"id: {self.snapshot.seq}\nevent: game\ndata: {_json(view)}\n\n".encode()
+
+        return self._cached(("view", self.seat), make)
+
+    def event(self, event: Event) -> bytes:
+        def make() -> bytes:
+            data = selectors.event_json(event, self.seat, complete=self.complete)
+            return f"id: {event.seq}\nevent: {event.type}\ndata: {_json(data)}\n\n".encode()
+
+        return self._cached(("event", event.seq, self.seat, self.complete), make)
+
+    def end(self) -> bytes:
+        game = self.snapshot.game
+        data = {"status": game.status, "winner": game.winner, "last_seq": self.snapshot.seq}
+        return f"event: end\ndata: {_json(data)}\n\n".encode()
+
+
+# -- the stream -------------------------------------------------------------------------
+
+
+async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> None:
+    """``GET /api/v1/games/{id}/stream``: the caller's view, then every event and the
+    new view after each change, until the game is over."""
+    live = hub()
+    headers = _headers(scope)
+    checked = await live.read(
+        lambda: access.open_stream(
+            game_id=game_id, headers=headers, query=_query(scope), meta=_meta(scope, headers)
+        )
+    )
+    if isinstance(checked, access.Refusal):
+        await _send_json(send, checked.status, checked.body, checked.headers)
+        return
+    watcher, parsed_id, resume = checked
+    disconnected = asyncio.ensure_future(_until_disconnected(receive))
+    try:
+        with live.watch(parsed_id, stream=True) as channel:
+            snapshot = await live.snapshot(channel)
+            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+            opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+            delivered, frames = await _catch_up(channel, snapshot, watcher, resume)
+            if not frames:  # resumed with nothing missed: the view all the same
+                frames = Frames(channel, snapshot, watcher).view()
+            await _write(send, opening + frames)
+            while not _over(channel.snapshot or snapshot):
+                changed = channel.changed
+                await asyncio.wait(
+                    {changed, disconnected},
+                    timeout=hub_module.HEAL_SECONDS,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if disconnected.done():
+                    return
+                current = channel.snapshot
+                if not changed.done() or current is None or current.seq <= delivered:
+                    await _write(send, b": ping\n\n")
+                    continue
+                delivered, frames = await _catch_up(channel, current, watcher, delivered)
+                await _write(send, frames)
+            await _write(send, Frames(channel, channel.snapshot or snapshot, watcher).end())
+            await send({"type": "http.response.body", "body": b""})
+    finally:
+        disconnected.cancel()
+
+
+def _over(snapshot: Snapshot) -> bool:
+    return snapshot.game.status in OVER
+
+
+async def _write(send: Send, data: bytes) -> None:
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _catch_up(
+    channel: Channel, snapshot: Snapshot, watcher: access.Watcher, after: int | None
+) -> tuple[int, bytes]:
+    """The frames that bring a watcher who has seen up to `after` (None: nothing
+    yet) to `snapshot`: the events since, then the view; only the view when there is
+    nothing to replay or too much. Returns the seq delivered and the frames."""
+    events: list[Event] | None = []
+    if after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS:
+        events = snapshot.events_after(after)
+        if events is None:  # older than the channel keeps: read them for this watcher
+            events = await hub().read(lambda: events_between(channel.game_id, after, snapshot.seq))
+    return snapshot.seq, catch_up_frames(Frames(channel, snapshot, watcher), after, events)
+
+
+def events_between(game_id: uuid.UUID, after: int, upto: int) -> list[Event]:
+    return list(Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=upto).order_by("seq"))
+
+
+def catch_up_frames(frames: Frames, after: int | None, events: list[Event]) -> bytes:
+    """See `_catch_up`; `events` are those after `after` when they are replayed."""
+    seq = frames.snapshot.seq
+    if after is not None and after >= seq:
+        return b""
+    if after is None or seq - after > MAX_REPLAYED_EVENTS:
+        return frames.view()
+    return b"".join(frames.event(event) for event in events) + frames.view()
+
+
+def opening(snapshot: Snapshot, watcher: access.Watcher, after: int | None) -> bytes:
+    """The whole opening of a stream, read and rendered in one go (synchronous): what
+    a plain WSGI server answers, the stream a client then reopens after `retry`."""
+    frames = Frames(None, snapshot, watcher)
+    replayed = after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS
+    events = events_between(snapshot.game.pk, after, snapshot.seq) if replayed else []
+    body = catch_up_frames(frames, after, events) or frames.view()
+    body = f"retry: {RETRY_MILLISECONDS}\n\n".encode() + body
+    return body + (frames.end() if _over(snapshot) else b"")
+
+
+# -- the long poll -------------------------------------------------------------------------
+
+
+def wants_to_wait(scope: Scope) -> bool:
+    """A long poll that may wait (a valid `wait` above 0); anything else, an invalid
+    `wait` included, is answered by the API at once."""
+    value = _query(scope).get("wait", "")
+    return is_query_integer(value) and int(value) > 0
+
+
+async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, api: ASGIApp) -> None:
+    """``GET /api/v1/games/{id}/events?wait=N``: answered by the API (`api`) at once
+    when there are events or the request is refused; otherwise it waits, without a
+    thread, for the game's next change or the end of `wait`, then asks the API again."""
+    try:
+        parsed_id = uuid.UUID(game_id)
+    except ValueError:
+        await api(scope, receive, send)
+        return
+    query = _query(scope)
+    now_scope = {**scope, "query_string": urlencode({**query, "wait": "0"}).encode()}
+    live = hub()
+    with live.watch(parsed_id, stream=False) as channel:
+        status, headers, body = await _ask(api, now_scope)
+        if status != 200:
+            await _forward(send, status, headers, body)
+            return
+        page = json.loads(body)
+        after = int(query.get("after") or 0)
+        if page["events"] or page["last_seq"] > after:
+            await _forward(send, status, headers, body)
+            return
+        channel.heard = max(channel.heard, page["last_seq"])
+        disconnected = asyncio.ensure_future(_until_disconnected(receive))
+        try:
+            deadline = asyncio.get_running_loop().time() + int(query["wait"])
+            while channel.heard <= after:
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    break
+                await asyncio.wait(
+                    {channel.changed, disconnected},
+                    timeout=remaining,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if disconnected.done():
+                    return
+        finally:
+            disconnected.cancel()
+        if channel.heard > after:
+            woken = {
+                **now_scope,
+                "headers": [
+                    *scope["headers"],
+                    (WAKEUP_HEADER.lower().encode(), WAKEUP_TOKEN.encode()),
+                ],
+            }
+            status, headers, body = await _ask(api, woken)
+        await _forward(send, status, headers, body)
+
+
+async def _ask(api: ASGIApp, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """Run a bodiless request through `api` and collect its answer."""
+    answer: dict[str, Any] = {"status": 500, "headers": [], "body": []}
+    sent_request = False
+
+    async def receive() -> Message:
+        nonlocal sent_request
+        if not sent_request:
+            sent_request = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.Event().wait()  # the API never waits for more of a GET
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+            answer["headers"] = list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            answer["body"].append(message.get("body", b""))
+
+    await api(scope, receive, send)
+    return answer["status"], answer["headers"], b"".join(answer["body"])
+
+
+async def _forward(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

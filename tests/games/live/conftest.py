@@ -1,0 +1,58 @@
+"""A real server for the live tests: the service's ASGI application under uvicorn,
+in a thread of the test process, on the test database (tests here commit, so that
+the server's own connections see what they write)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class LiveServer:
+    url: str
+    port: int
+
+    def stream_url(self, game_id: str, query: str = "") -> str:
+        return f"{self.url}/api/v1/games/{game_id}/stream" + (f"?{query}" if query else "")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def live(transactional_db: None) -> Iterator[LiveServer]:
+    import uvicorn
+
+    from unoservice.asgi import application
+
+    port = free_port()
+    config = uvicorn.Config(
+        application,
+        host="127.0.0.1",
+        port=port,
+        lifespan="on",
+        proxy_headers=False,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the ASGI server did not start")
+        time.sleep(0.02)
+    yield LiveServer(f"http://127.0.0.1:{port}", port)
+    server.should_exit = True
+    thread.join(timeout=10)

@@ -1,0 +1,82 @@
+"""The production server: the whole HTTP API, streams included, on one port.
+
+    python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2 [--threads 4]
+
+gunicorn manages the processes (one per core is the rule: each holds its own
+listener and thousands of streams), each running uvicorn with the ASGI application
+of `unoservice.asgi`: streams and waiting long polls as coroutines, the REST API on
+`--threads` threads. The compose file, the benchmarks and the fault drills all
+serve through this command, so what is measured is what ships.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+from uvicorn_worker import UvicornWorker
+
+# Seconds a stopping worker gives open streams before it closes them: clients
+# reconnect (with Last-Event-ID) to a worker that is still up.
+STREAM_CLOSE_SECONDS = 3
+
+
+class Worker(UvicornWorker):
+    CONFIG_KWARGS = {
+        "loop": "uvloop",
+        "http": "httptools",
+        "lifespan": "on",
+        # The service finds client addresses itself, trusting exactly NUM_PROXIES
+        # proxies; uvicorn's own X-Forwarded-For handling would trust any local peer.
+        "proxy_headers": False,
+        "timeout_graceful_shutdown": STREAM_CLOSE_SECONDS,
+    }
+
+
+class Server(BaseApplication):  # type: ignore[misc]
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        from unoservice.asgi import application
+
+        return application
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--threads", type=int, default=4, help="REST API threads per worker")
+    parser.add_argument("--access-log", action="store_true", help="log every request")
+    args = parser.parse_args(argv)
+    os.environ["UNO_API_THREADS"] = str(args.threads)
+    options: dict[str, Any] = {
+        "bind": f"{args.host}:{args.port}",
+        "workers": args.workers,
+        "worker_class": "unoservice.serve.Worker",
+        "graceful_timeout": STREAM_CLOSE_SECONDS + 5,
+        "timeout": 30,
+        "keepalive": 5,
+        "backlog": 4096,
+        # No control socket: several servers (tests, benchmarks) run side by side.
+        "control_socket_disable": True,
+    }
+    if args.access_log:
+        options["accesslog"] = "-"
+    sys.argv = sys.argv[:1]  # gunicorn reads its own command line otherwise
+    Server(options).run()
+
+
+if __name__ == "__main__":
+    main()
