@@ -2,7 +2,9 @@
 through any game event by event, and an overview of play.
 
 Nothing here changes a game except through `games.services` (the abandon action);
-the pages only read.
+the pages only read. A waiting or running game's page follows the game live: it
+listens to the game's stream (`/api/v1/games/{id}/stream`, opened with the staff
+member's session) and redraws its fields, seats and log as changes come in.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from games.models import Event, Game, GameStatus, Seat
 from unoservice.errors import ServiceError
 
 LOG_PAGE_SIZE = 50
+LIVE_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
 COLOR_CLASSES = {color: f"uno-{color}" for color in COLOR_NAMES}
 
 
@@ -253,11 +256,17 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         except (ValueError, Game.DoesNotExist):
             return super().change_view(request, object_id, form_url, context)
         pages = Paginator(Event.objects.filter(game=game).order_by("seq"), LOG_PAGE_SIZE)
-        page = pages.get_page(request.GET.get("log_page"))
+        requested = request.GET.get("log_page")
+        # "last" lets the live page follow the log onto a page that did not exist yet.
+        page = pages.get_page(pages.num_pages if requested == "last" else requested)
         context["log_page"] = page
         context["log_rows"] = [(event, describe_event(event)) for event in page]
         context["replay_url"] = (
             reverse("admin:games_game_replay", args=[game.pk]) if game.started_at else None
+        )
+        # A game still changing is followed live; the stream accepts the staff session.
+        context["live_stream_url"] = (
+            reverse("game-stream", args=[game.pk]) if game.status in LIVE_STATUSES else None
         )
         return super().change_view(request, object_id, form_url, context)
 

@@ -27,6 +27,7 @@ ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "cha
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
+MAX_WAIT_SECONDS = 30  # the longest a long poll waits
 INT64 = 2**63
 
 # -- requests ------------------------------------------------------------------------
@@ -192,7 +193,7 @@ class EventsQuery(serializers.Serializer[Any]):
     after = QueryIntegerField(min_value=0, default=0, help_text="return the events after this seq")
     wait = QueryIntegerField(
         min_value=0,
-        max_value=30,
+        max_value=MAX_WAIT_SECONDS,
         default=0,
         help_text="long poll: seconds to wait for an event when there is none yet",
     )

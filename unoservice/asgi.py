@@ -2,8 +2,8 @@
 
 Game streams and long polls that wait are served here as plain ASGI
 (`games.live.sse`): waiting costs a coroutine, not a thread. Every other request
-goes to Django's WSGI application on a pool of threads (a2wsgi), the fastest way to
-serve the synchronous REST API, exactly as a WSGI server would.
+goes to Django's WSGI application on a pool of threads (`unoservice.wsgi_threads`),
+which serves the synchronous REST API exactly as a WSGI server would.
 
     python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2
 """
@@ -20,10 +20,10 @@ import django
 
 django.setup()
 
-from a2wsgi import WSGIMiddleware  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 from games.live import hub, sse  # noqa: E402
+from unoservice.wsgi_threads import ThreadedWSGI  # noqa: E402
 
 # Threads that run the REST API in each process (UNO_API_THREADS, set by the server
 # command): enough to keep both cores busy while some requests wait for PostgreSQL.
@@ -32,7 +32,7 @@ API_THREADS = int(os.environ.get("UNO_API_THREADS", "4"))
 STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
 EVENTS_PATH = re.compile(r"^/api/v1/games/([^/]+)/events$")
 
-api = WSGIMiddleware(get_wsgi_application(), workers=API_THREADS)
+api = ThreadedWSGI(get_wsgi_application(), API_THREADS)
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:

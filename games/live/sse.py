@@ -22,6 +22,7 @@ from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Channel, Snapshot, hub
 from games.models import Event, GameStatus
+from games.serializers import MAX_WAIT_SECONDS
 from unoservice.fields import is_query_integer
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
 
@@ -230,7 +231,7 @@ def wants_to_wait(scope: Scope) -> bool:
     """A long poll that may wait (a valid `wait` above 0); anything else, an invalid
     `wait` included, is answered by the API at once."""
     value = _query(scope).get("wait", "")
-    return is_query_integer(value) and int(value) > 0
+    return is_query_integer(value) and 0 < int(value) <= MAX_WAIT_SECONDS
 
 
 async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, api: ASGIApp) -> None:

@@ -4,16 +4,20 @@ can be stopped, killed and started again while clients talk to it over HTTP."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +50,19 @@ def wait_until(predicate: Any, what: str, seconds: float = START_TIMEOUT) -> Non
             pass
         time.sleep(0.1)
     raise TimeoutError(f"{what}: not within {seconds} s")
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group `pgid` (zombies left out)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
 
 
 class PrivatePostgres:
@@ -149,6 +166,8 @@ class Deployment:
     redis: PrivateRedis
     port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    # How long a bot thinks before its move (the worker's pace, so the games' too).
+    think_seconds: float = 0.05
 
     @property
     def env(self) -> dict[str, str]:
@@ -159,7 +178,7 @@ class Deployment:
             "SECRET_KEY": "drill-" + "k" * 50,
             "DEBUG": "false",
             "ALLOWED_HOSTS": "127.0.0.1",
-            "BOT_THINK_SECONDS": "0.05",
+            "BOT_THINK_SECONDS": str(self.think_seconds),
             "THROTTLE_RATE_PLAYER": "1000000/min",
             "THROTTLE_RATE_ANONYMOUS": "1000000/min",
             "DJANGO_SETTINGS_MODULE": "unoservice.settings",
@@ -252,6 +271,27 @@ class Deployment:
                 pids.append(int(stat.parent.name))
         return pids
 
+    def stop_api(self, *, kill: bool = False, grace: float = 20.0) -> None:
+        """Stop the API as an orchestrator would: SIGTERM to gunicorn's master (which
+        lets its workers close their streams), or, with `kill`, SIGKILL to the master and
+        its workers at once. Returns once no process of the API is left."""
+        process = self.processes.pop("api")
+        if kill:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        wait_until(lambda: not group_members(process.pid), "the API's processes gone", grace)
+
+    def restart_api(self, *, kill: bool = False) -> None:
+        """Stop the API (see `stop_api`) and start it again on the same port."""
+        self.stop_api(kill=kill)
+        self.start_api()
+
     def stop(self) -> None:
         stop_groups(self.processes.values())
 
@@ -292,3 +332,28 @@ class Deployment:
         except ValueError:
             parsed = raw.decode(errors="replace")
         return Answer(answer.status, parsed)
+
+
+@contextmanager
+def running_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator[Deployment]:
+    """A migrated deployment with the API, a worker and beat running; all of it
+    stopped and removed afterwards."""
+    postgres = PrivatePostgres()
+    redis = PrivateRedis()
+    service = Deployment(folder, postgres, redis, think_seconds=think_seconds)
+    try:
+        postgres.start()
+        postgres.create_database()
+        redis.start()
+        migrated = service.manage("migrate", "--noinput")
+        assert migrated.returncode == 0, migrated.stderr
+        service.start_api()
+        service.start_worker()
+        service.start_beat()
+        yield service
+    finally:
+        service.stop()
+        redis.stop()
+        with contextlib.suppress(subprocess.CalledProcessError):
+            postgres.stop()
+        postgres.remove()
