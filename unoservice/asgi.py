@@ -64,5 +64,6 @@ async def _lifespan(receive: Any, send: Any) -> None:
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await hub.stop_hub()
+            await api.stop()
             await send({"type": "lifespan.shutdown.complete"})
             return

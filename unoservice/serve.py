@@ -17,7 +17,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import uvicorn
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
 from uvicorn_worker import UvicornWorker
 
 # Seconds a stopping worker gives open streams before it closes them: clients
@@ -25,7 +27,26 @@ from uvicorn_worker import UvicornWorker
 STREAM_CLOSE_SECONDS = 3
 
 
+class StreamClosingServer(uvicorn.Server):
+    """uvicorn's server, which on a stop signal also ends the open streams itself,
+    so that they close cleanly instead of being cancelled at the grace's end."""
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        super().handle_exit(sig, frame)
+        from games.live import hub
+
+        hub.close_streams()
+
+
 class Worker(UvicornWorker):
+    async def _serve(self) -> None:  # UvicornWorker's, with the server above
+        self.config.app = self.wsgi
+        server = StreamClosingServer(config=self.config)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)
+
     CONFIG_KWARGS = {
         "loop": "uvloop",
         "http": "httptools",

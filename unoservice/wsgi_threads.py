@@ -28,7 +28,18 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 class ThreadedWSGI:
     def __init__(self, app: Any, threads: int) -> None:
         self.app = app
+        self.threads = threads
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="api")
+
+    async def stop(self) -> None:
+        """Close the threads' database connections (the server is stopping)."""
+        from games.live.hub import close_thread_connections
+
+        executor, self.executor = (
+            self.executor,
+            ThreadPoolExecutor(self.threads, thread_name_prefix="api"),
+        )
+        await close_thread_connections(executor, self.threads)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         body = await _read_body(receive)

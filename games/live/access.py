@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.http import HttpRequest
+from django.http.cookie import parse_cookie
 
 from games import selectors, services
 from games.models import Game
@@ -121,18 +122,12 @@ def _authenticate(game_id: uuid.UUID, headers: dict[str, str], query: dict[str, 
 
 
 def _staff_session(cookie_header: str) -> bool:
-    """Whether the cookies carry the admin session of an active staff member."""
-    from http.cookies import SimpleCookie
-
-    cookies: SimpleCookie = SimpleCookie()
-    try:
-        cookies.load(cookie_header)
-    except Exception:
-        return False
-    morsel = cookies.get(settings.SESSION_COOKIE_NAME)
-    if morsel is None:
+    """Whether the cookies carry the admin session of an active staff member who may
+    view games."""
+    session_key = parse_cookie(cookie_header).get(settings.SESSION_COOKIE_NAME)
+    if not session_key:
         return False
     request = HttpRequest()
-    request.session = import_module(settings.SESSION_ENGINE).SessionStore(morsel.value)
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
     user = get_user(request)
-    return bool(user.is_active and user.is_staff)
+    return bool(user.is_active and user.is_staff and user.has_perm("games.view_game"))

@@ -109,6 +109,13 @@ class Hub:
         self.tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
         self.notifications = 0
+        # Resolved when the server stops: streams end at once, cleanly, and their
+        # clients reconnect (with Last-Event-ID) to a server that is up.
+        self.closing: asyncio.Future[None] = _future()
+
+    def close_streams(self) -> None:
+        if not self.closing.done():
+            self.closing.set_result(None)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -128,20 +135,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.tasks.clear()
-        # Each reader thread closes its own database connection: a barrier makes
-        # every thread take one of these calls.
-        barrier = threading.Barrier(READER_THREADS)
-
-        def close_own_connection() -> None:
-            with contextlib.suppress(threading.BrokenBarrierError):
-                barrier.wait(timeout=5)
-            connections.close_all()
-
-        closing = [self.readers.submit(close_own_connection) for _ in range(READER_THREADS)]
-        await asyncio.get_running_loop().run_in_executor(
-            None, lambda: [future.result() for future in closing]
-        )
-        self.readers.shutdown(wait=False, cancel_futures=True)
+        await close_thread_connections(self.readers, READER_THREADS)
 
     async def read(self, query: Callable[[], T]) -> T:
         """Run `query` (Django ORM code) on a reader thread."""
@@ -321,8 +315,31 @@ async def start_hub() -> Hub:
     return _HUB
 
 
+def close_streams() -> None:
+    """End every open stream of this process (the server is stopping)."""
+    if _HUB is not None:
+        _HUB.close_streams()
+
+
 async def stop_hub() -> None:
     global _HUB
     running, _HUB = _HUB, None
     if running is not None:
         await running.stop()
+
+
+async def close_thread_connections(executor: ThreadPoolExecutor, threads: int) -> None:
+    """Close the database connection that each thread of `executor` keeps, and stop
+    it. A barrier makes every thread take one of the closing calls."""
+    barrier = threading.Barrier(threads)
+
+    def close_own_connection() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=5)
+        connections.close_all()
+
+    closing = [executor.submit(close_own_connection) for _ in range(threads)]
+    await asyncio.get_running_loop().run_in_executor(
+        None, lambda: [future.result() for future in closing]
+    )
+    executor.shutdown(wait=False, cancel_futures=True)

@@ -156,22 +156,30 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
             if not frames:  # resumed with nothing missed: the view all the same
                 frames = Frames(channel, snapshot, watcher).view()
             await _write(send, opening + frames)
-            while not _over(channel.snapshot or snapshot):
+            while True:
+                # Checked before every wait: a change may have come while this
+                # stream was writing (a slow client), with no future left to wake it.
+                current = channel.snapshot or snapshot
+                if current.seq > delivered:
+                    delivered, frames = await _catch_up(channel, current, watcher, delivered)
+                    await _write(send, frames)
+                    continue
+                if _over(current):
+                    break
                 changed = channel.changed
                 await asyncio.wait(
-                    {changed, disconnected},
+                    {changed, disconnected, live.closing},
                     timeout=hub_module.HEAL_SECONDS,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
                 if disconnected.done():
                     return
-                current = channel.snapshot
-                if not changed.done() or current is None or current.seq <= delivered:
+                if live.closing.done():  # the server stops: the client reconnects elsewhere
+                    await send({"type": "http.response.body", "body": b""})
+                    return
+                if not changed.done():
                     await _write(send, b": ping\n\n")
-                    continue
-                delivered, frames = await _catch_up(channel, current, watcher, delivered)
-                await _write(send, frames)
-            await _write(send, Frames(channel, channel.snapshot or snapshot, watcher).end())
+            await _write(send, Frames(channel, current, watcher).end())
             await send({"type": "http.response.body", "body": b""})
     finally:
         disconnected.cancel()

@@ -11,6 +11,7 @@ saves a screenshot to ``artifacts/admin-live.png`` (or under ``$TEST_ARTIFACTS_D
 from __future__ import annotations
 
 import json
+import math
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -19,15 +20,19 @@ from typing import Any, TypeVar
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connections
+from django.urls import reverse
 
 from games import services
+from games.admin import LOG_PAGE_SIZE
 from games.models import Game
 from tests.conftest import CHROMIUM
-from tests.factories import Persona, human_to_act_game
-from tests.games.live.conftest import LiveServer, live  # noqa: F401  (the server fixture)
+from tests.factories import Persona, human_to_act_game, play_out, table
+from tests.games.live import conftest as live_conftest
+from tests.games.live.conftest import LiveServer
 from tests.games.test_replay_viewer_browser import CHROMIUM_ARGS, artifacts_dir
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+# The real ASGI server, from the stream tests' conftest (not an ancestor of this file).
+live = live_conftest.live
 
 T = TypeVar("T")
 # Generous for a loaded CI machine; the hub hears a change within a fraction of this.
@@ -113,6 +118,28 @@ def shown(page: Any) -> dict[str, Any]:
     )
 
 
+@pytest.mark.django_db
+def test_only_a_game_still_changing_is_followed_and_its_log_can_open_on_the_newest_page(
+    admin_client, host: Persona, guest: Persona
+):
+    finished = play_out(table(host, ["greedy", "random"], seed=31), {0: host})
+    running = human_to_act_game(host, guest)
+    page = admin_client.get(reverse("admin:games_game_change", args=[running.pk])).content
+    assert f'"/api/v1/games/{running.pk}/stream"'.encode() in page
+    assert b"new EventSource" in page
+    url = reverse("admin:games_game_change", args=[finished.pk])
+    done = admin_client.get(url).content.decode()
+    assert "EventSource" not in done
+    pages = math.ceil(finished.last_seq / LOG_PAGE_SIZE)
+    assert pages > 1
+    newest = admin_client.get(url, {"log_page": "last"}).content.decode()
+    assert f"page {pages} of {pages}" in newest
+    assert f'data-seq="{finished.last_seq}"' in newest
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
 def test_a_running_games_admin_page_follows_its_moves_live(
     live: LiveServer, running: Game, host: Persona, page: Any
 ):
@@ -155,7 +182,8 @@ def test_a_running_games_admin_page_follows_its_moves_live(
     assert after["version"] == str(moved["version"])
     assert after["heading"] == f"Event log ({new_seq} events)"
     assert after["badge"] == "live"
-    assert after["sameDocument"] and after["navigations"] == 1
+    assert after["sameDocument"]
+    assert after["navigations"] == 1
     log_text = page.inner_text("#event-log tbody")
     assert "cards_drawn" in log_text
 
@@ -173,4 +201,14 @@ def test_a_running_games_admin_page_follows_its_moves_live(
     assert final["status"] == "Abandoned"
     assert "game_abandoned" in page.inner_text("#event-log tbody")
     assert page.inner_text("#game-live-status") == "■ game over"
-    assert final["sameDocument"] and final["navigations"] == 1
+    assert final["sameDocument"]
+    assert final["navigations"] == 1
+    assert page.inner_text("#content > h2").endswith("(abandoned)")
+    # Closed, not left to reconnect after `retry` (2 s) to an ended game: the browser
+    # records a stream once its response has ended, so a reconnection would add one.
+    page.wait_for_timeout(3000)
+    streams = page.evaluate(
+        """() => performance.getEntriesByType("resource")
+            .filter((entry) => entry.name.endsWith("/stream")).length"""
+    )
+    assert streams == 1

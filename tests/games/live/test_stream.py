@@ -399,3 +399,36 @@ def test_json_of_a_view_on_the_stream_is_plain_json(live: LiveServer, host, two_
     message = reader.next()
     assert json.loads(message.data)["id"] == two_players
     reader.close()
+
+
+# -- the staff dashboard's session ---------------------------------------------------------
+
+
+def session_cookie(username: str, *, staff: bool, may_view: bool) -> str:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    user = get_user_model().objects.create_user(username, password="pw-123456", is_staff=staff)
+    if may_view:
+        user.user_permissions.add(Permission.objects.get(codename="view_game"))
+    client = Client()
+    client.force_login(user)
+    # Another site's cookie on the same host must not hide the session.
+    return f'prefs={{"a":1}}; sessionid={client.cookies["sessionid"].value}'
+
+
+def test_a_staff_member_watches_through_the_admin_session(live: LiveServer, two_players):
+    cookie = session_cookie("operator", staff=True, may_view=True)
+    reader = Reader(live.stream_url(two_players), {"Cookie": cookie})
+    _, view = reader.until_view()
+    assert view["you"] is None  # as a spectator
+    reader.close()
+
+
+@pytest.mark.parametrize(("staff", "may_view"), [(False, True), (True, False)])
+def test_a_session_without_staff_status_or_the_view_permission_is_refused(
+    live: LiveServer, two_players, staff, may_view
+):
+    cookie = session_cookie("someone", staff=staff, may_view=may_view)
+    assert refused(live.stream_url(two_players), {"Cookie": cookie}).status == 401
