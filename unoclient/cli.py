@@ -10,6 +10,7 @@ import sys
 from unoclient.api import Api, ApiError
 from unoclient.play import Console, Options, play
 from unoclient.render import Painter
+from unoclient.terminal import Terminal
 
 HOUSE_RULES = ("stacking", "seven_o", "jump_in", "draw_until_playable", "force_play")
 STRATEGIES = ("random", "greedy", "expert")
@@ -68,12 +69,17 @@ def main(argv: list[str] | None = None) -> int:
         target_score=args.target_score,
         turn_timeout=args.turn_timeout,
     )
-    console = Console(paint=Painter(color=not args.no_color and sys.stdout.isatty()))
+    console = Console(
+        screen=Terminal(), paint=Painter(color=not args.no_color and sys.stdout.isatty())
+    )
     try:
         return play(Api(args.server), options, console)
     except KeyboardInterrupt:
         print("\nBye.")
         return 130
+    except EOFError:
+        print("\nNo more input: leaving the game.", file=sys.stderr)
+        return 1
     except ApiError as error:
         print(f"The server said: {error}", file=sys.stderr)
         return 1

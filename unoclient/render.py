@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from typing import Any
 
 RESET = "\x1b[0m"
@@ -77,13 +79,29 @@ def describe_event(
         "turn_passed": f"{who} passed",
         "uno_called": f"{who} said UNO!",
         "player_skipped": f"{who} lost a turn",
-        "turn_timed_out": f"{who} timed out",
         "game_started": "The game starts",
-        "seat_taken_by_bot": f"A bot ({data.get('strategy')}) takes seat {event['seat']}",
         "player_left": f"{who} left",
+        "game_resumed": "The game goes on",
     }
     if kind in simple:
         return simple[kind]
+    if kind == "turn_timed_out":
+        whose = "Your" if event["seat"] == me else f"{who}'s"
+        return f"{whose} turn timed out ({data.get('timeouts', 1)} in a row)"
+    if kind == "seat_taken_by_bot":
+        if event["seat"] == me:
+            return (
+                f"Your seat was handed to a {data.get('strategy')} bot;"
+                " type r and Enter to take it back"
+            )
+        return f"A bot ({data.get('strategy')}) takes seat {event['seat']}"
+    if kind == "seat_resumed":
+        if event["seat"] == me:
+            return "You took your seat back"
+        name = (data.get("player") or {}).get("name") or who
+        return f"{name} took seat {event['seat']} back"
+    if kind == "game_paused":
+        return f"The game is paused until {clock_time(data.get('until'))}: nobody is at the table"
     if kind == "direction_changed":
         return f"Play now goes {data['direction']}"
     if kind == "color_chosen":
@@ -143,3 +161,32 @@ def describe_move(
     if action == "catch_uno":
         return f"catch {seat_name(seats, move['target'], me)} without UNO"
     return action
+
+
+def clock_time(moment: str | None) -> str:
+    """An ISO-8601 moment as the local time of day (HH:MM:SS)."""
+    if not moment:
+        return "further notice"
+    try:
+        when = dt.datetime.fromisoformat(moment)
+    except ValueError:
+        return moment
+    return when.astimezone().strftime("%H:%M:%S")
+
+
+def seconds_until(moment: str | None, now: dt.datetime | None = None) -> int | None:
+    """Whole seconds from `now` to an ISO-8601 moment (None: no moment)."""
+    if not moment:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(moment)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    now = now or dt.datetime.now(dt.UTC)
+    return max(math.ceil((when - now).total_seconds()), 0)
+
+
+def final_scores(seats: list[dict[str, Any]], me: int | None) -> str:
+    return ", ".join(f"{seat_name(seats, s['seat'], me)} {s['score']}" for s in seats)

@@ -52,7 +52,12 @@ def connect(
     connection = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=timeout)
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     connection.request("GET", path, headers={"Accept": "text/event-stream", **(headers or {})})
+    sock = connection.sock
     response = connection.getresponse()
+    if connection.sock is None:
+        # A response that ends with its connection (no length, no chunks: HTTP/1.0)
+        # takes the socket from the connection; `close` needs it to wake a reader.
+        connection.sock = sock
     if response.status != 200:
         body = response.read()
         connection.close()

@@ -1,5 +1,6 @@
-"""The terminal client: what it shows, how it reads the command line, and a whole game
-played against bots through the HTTP API alone (a live server and a real worker)."""
+"""The terminal client: what it shows, how it reads the command line, and whole games
+played against bots through the HTTP API and the game's stream alone (a live server;
+a real worker, or bots moved on a thread of the test)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from games import replay
 from games.models import Game
+from tests.unoclient.fakes import Scripted
 from unoclient.api import Api, ApiError
 from unoclient.cli import parser
 from unoclient.play import Console, Options, play
@@ -120,32 +122,17 @@ def test_a_refused_move_is_not_sent_again(monkeypatch):
     assert len(calls) == 1
 
 
-class Scripted:
-    """A player at the keyboard who always takes the first move, says UNO, and
-    challenges nothing."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.questions: list[str] = []
-
-    def ask(self, question: str) -> str:
-        self.questions.append(question)
-        if "Challenge" in question:
-            return "n"
-        if "UNO" in question:
-            return "y"
-        return "1"
-
-
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.worker
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_person_plays_a_whole_game_against_bots_in_the_terminal(live_server, celery_processes):
+    # A plain WSGI server answers the stream with its opening alone: the client
+    # reconnects after each answer, with Last-Event-ID, and plays all the same.
     celery_processes(0.0)
     keyboard = Scripted()
-    console = Console(say=keyboard.lines.append, ask=keyboard.ask, paint=Painter(color=False))
+    console = Console(screen=keyboard, paint=Painter(color=False))
     options = Options(server=live_server.url, name="Ann", bots=3, target_score=0)
     started = time.monotonic()
     assert play(Api(live_server.url), options, console) == 0
@@ -157,3 +144,45 @@ def test_a_person_plays_a_whole_game_against_bots_in_the_terminal(live_server, c
     assert any("Bot 1 (greedy) played" in line for line in keyboard.lines)
     replay.verify(game)
     assert time.monotonic() - started < 300  # a bound on a stall, not a speed measure
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_whole_game_by_the_stream_to_its_end(live, bots_in_process):
+    keyboard = Scripted()
+    console = Console(screen=keyboard, paint=Painter(color=False))
+    options = Options(server=live.url, name="Ann", bots=1, target_score=0)
+    started = time.monotonic()
+    assert play(Api(live.url), options, console) == 0
+    game: Any = Game.objects.get()
+    assert game.status == "finished"
+    assert keyboard.lines[-1] == "Game over (finished)."
+    assert keyboard.lines[-2].startswith("Final scores: You ")
+    assert any(line.endswith("won the game!") for line in keyboard.lines)
+    assert any(q.startswith("Your move [1-") for q in keyboard.questions)
+    assert any("Bot 1 (greedy) played" in line for line in keyboard.lines)
+    # Every event of the log shown at most once (cards_drawn lines may repeat: a
+    # card drawn twice in one game reads the same, so only the plays are compared).
+    played = [line for line in keyboard.said if " played " in line]
+    plays = game.events.filter(type="card_played").count()
+    assert len(played) == plays
+    replay.verify(game)
+    assert time.monotonic() - started < 120  # a bound on a stall, not a speed measure
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_person_plays_by_a_server_that_answers_the_stream_with_its_opening_alone(
+    live_server, bots_in_process
+):
+    # Django's own server cannot hold a stream open: the client reconnects after each
+    # answer with Last-Event-ID, as after a dropped connection.
+    keyboard = Scripted()
+    console = Console(screen=keyboard, paint=Painter(color=False))
+    options = Options(server=live_server.url, name="Ann", bots=3, target_score=0)
+    assert play(Api(live_server.url), options, console) == 0
+    game: Any = Game.objects.get()
+    assert game.status == "finished"
+    assert keyboard.said[-1] == "Game over (finished)."
+    played = [line for line in keyboard.said if " played " in line]
+    assert len(played) == game.events.filter(type="card_played").count()
+    replay.verify(game)
