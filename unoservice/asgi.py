@@ -10,6 +10,7 @@ which serves the synchronous REST API exactly as a WSGI server would.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from typing import Any
@@ -33,6 +34,11 @@ STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
 EVENTS_PATH = re.compile(r"^/api/v1/games/([^/]+)/events$")
 
 api = ThreadedWSGI(get_wsgi_application(), API_THREADS)
+
+# Everything loaded so far lives as long as the process: keep it out of the garbage
+# collector's full passes, which otherwise pause a worker holding thousands of
+# streams for longer at each pass.
+gc.freeze()
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from django.db import close_old_connections, connection, connections
+from django.db import InterfaceError, OperationalError, connection, connections
 
 from games.engine import GameState
 from games.live.notify import CHANNEL, parse_payload
@@ -141,11 +141,13 @@ class Hub:
         """Run `query` (Django ORM code) on a reader thread."""
 
         def run() -> T:
-            close_old_connections()
+            # No health check before every read (a round trip each): a connection
+            # found broken is reopened once, and the read tried again.
             try:
                 return query()
-            finally:
-                close_old_connections()
+            except (OperationalError, InterfaceError):
+                connection.close()
+                return query()
 
         return await asyncio.get_running_loop().run_in_executor(self.readers, run)
 
@@ -188,9 +190,14 @@ class Hub:
     async def snapshot(self, channel: Channel, *, at_least: int = 0) -> Snapshot:
         """The channel's snapshot, loaded now if it has none or is older than
         `at_least`."""
-        if channel.snapshot is None or channel.snapshot.seq < at_least:
+        while channel.snapshot is None or channel.snapshot.seq < at_least:
             channel.heard = max(channel.heard, at_least)
-            await self._load(channel)
+            # Streams opening together on one game share one read of it.
+            self._load_soon(channel)
+            assert channel.loading is not None
+            await asyncio.shield(channel.loading)
+            if channel.snapshot is None:  # the game is gone
+                raise Game.DoesNotExist
         assert channel.snapshot is not None
         return channel.snapshot
 

@@ -21,8 +21,9 @@ from games import selectors
 from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Channel, Snapshot, hub
-from games.models import Event, GameStatus
+from games.models import Event, Game, GameStatus
 from games.serializers import MAX_WAIT_SECONDS
+from unoservice.errors import NotFound
 from unoservice.fields import is_query_integer
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
 
@@ -149,7 +150,12 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
     disconnected = asyncio.ensure_future(_until_disconnected(receive))
     try:
         with live.watch(parsed_id, stream=True) as channel:
-            snapshot = await live.snapshot(channel)
+            try:
+                snapshot = await live.snapshot(channel)
+            except Game.DoesNotExist:
+                refused = access.refusal(NotFound("no such game"))
+                await _send_json(send, refused.status, refused.body, refused.headers)
+                return
             await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
             opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
             delivered, frames = await _catch_up(channel, snapshot, watcher, resume)

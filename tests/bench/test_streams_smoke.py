@@ -1,0 +1,110 @@
+"""The live streams benchmark, briefly: the command as CI runs it, with a server and
+database of its own (bench/serve.py), and the parts of it that need no server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from bench import streams
+from bench.serve import BASE_DIR
+
+# Its own database, dropped and made again by every run: not the test database,
+# and not the uno_bench of a full benchmark someone may be running by hand.
+SMOKE_DATABASE = "uno_bench_streams_smoke"
+
+
+def smoke_database_url() -> str:
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit((*parts[:2], f"/{SMOKE_DATABASE}", "", ""))
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
+    command = [
+        sys.executable,
+        "-m",
+        "bench.streams",
+        "--spawn",
+        "--streams",
+        "20",
+        "--moves",
+        "10",
+        "--idle-seconds",
+        "2",
+        "--json",
+        "--database-url",
+        smoke_database_url(),
+    ]
+    done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=150)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["server"]["server"] == "uno"
+    assert result["streams"] == result["streams_opened"] == result["still_open_at_end"] == 20
+    assert result["errors"] == {}
+    assert result["dropped"] == 0
+    assert result["targets_met"]["all_open_none_dropped"] is True
+    assert result["open_seconds"] > 0
+    for played in (result, result["played_alone"]):
+        assert played["moves"] == played["deliveries"] == 10
+        assert played["delivery_missed"] == 0
+        assert played["move_errors"] == {}
+        assert 0 < played["move_p50_ms"] <= played["move_p99_ms"]
+        assert 0 < played["delivery_p50_ms"] <= played["delivery_p99_ms"]
+    assert isinstance(result["memory_kb_per_stream"], float)
+    assert result["memory"]["before"]["rss_kb"] > 0
+    assert result["memory"]["before"]["processes"] == 3  # the master and two workers
+    assert result["db_tps_idle_baseline"] >= 0
+    assert result["db_tps_idle_with_streams"] >= 0
+    assert result["open_cpu_ms_per_stream"]["server"] > 0
+    assert result["long_polls"] is None
+    problems = result["server_log_problems"]["streams"]
+    assert not [line for line in problems if "WARNING" not in line], problems
+
+
+def test_server_sent_events_are_parsed_across_reads():
+    parser = streams.SseParser()
+    frames = parser.feed(b'retry: 2000\n\nid: 4\nevent: game\ndata: {"a"')
+    assert [(f.event, f.id) for f in frames] == [(None, None)]
+    frames = parser.feed(b": 1}\n\n: ping\n\nid: 5\nevent: card_played\ndata: {}\n\nevent: e")
+    assert [(f.event, f.id, f.data) for f in frames] == [
+        ("game", 4, '{"a": 1}'),
+        ("comment", None, ""),
+        ("card_played", 5, "{}"),
+    ]
+    assert parser.feed(b"nd\ndata: {}\n\n")[0].event == "end"
+
+
+def test_the_played_seat_prefers_its_first_play_and_calls_uno():
+    view = {
+        "you": {
+            "hand": [{"id": 1}, {"id": 2}],
+            "legal_moves": [
+                {"action": "draw"},
+                {"action": "play", "card": 2},
+                {"action": "play", "card": 1},
+            ],
+        }
+    }
+    assert streams.first_move(view) == {"action": "play", "card": 2, "uno": True}
+    view["you"]["legal_moves"] = [{"action": "call_uno"}, {"action": "draw"}]
+    assert streams.first_move(view) == {"action": "draw"}
+
+
+def test_the_server_process_tree_is_this_process_and_its_children():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert set(streams.process_tree(os.getpid())) >= {os.getpid(), child.pid}
+        memory = streams.tree_memory(os.getpid())
+        assert memory["rss_kb"] > 0
+        assert memory["processes"] >= 2
+    finally:
+        child.kill()
+        child.wait()
