@@ -21,6 +21,7 @@ TURN_TIMEOUT = "games.turn_timeout"
 SWEEP = "games.sweep_overdue"
 PAUSE_EXPIRY = "games.pause_expired"
 PURGE_IDEMPOTENCY = "games.purge_idempotency_records"
+PURGE_STREAM_TICKETS = "games.purge_stream_tickets"
 
 
 def send(

@@ -855,6 +855,13 @@ def stream_ticket_issue(*, game_id: Any, player: Player) -> tuple[str, dt.dateti
     return ticket, expires_at
 
 
+def stream_tickets_purge() -> int:
+    """Delete the tickets that expired (used or not); returns how many went. Locks
+    nothing: it only deletes rows no one can use any more."""
+    deleted, _ = StreamTicket.objects.filter(expires_at__lt=timezone.now()).delete()
+    return deleted
+
+
 def stream_ticket_redeem(*, ticket: str, game_id: Any) -> Player | None:
     """The player of an unused, unexpired ticket for this game, marking it used; None
     for any other ticket. One UPDATE: two uses at once cannot both succeed."""

@@ -52,3 +52,9 @@ def sweep_overdue() -> dict[str, int]:
 def purge_idempotency_records() -> int:
     """Drop the idempotency records past their 24 hours (beat runs this hourly)."""
     return idempotency.purge_expired()
+
+
+@shared_task(name=dispatch.PURGE_STREAM_TICKETS)
+def purge_stream_tickets() -> int:
+    """Drop the expired stream tickets (beat runs this hourly)."""
+    return services.stream_tickets_purge()

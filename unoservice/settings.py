@@ -240,6 +240,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    # Stream tickets live 60 seconds; the expired ones are dropped.
+    "purge-stream-tickets": {
+        "task": "games.purge_stream_tickets",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

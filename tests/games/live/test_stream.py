@@ -432,3 +432,20 @@ def test_a_session_without_staff_status_or_the_view_permission_is_refused(
 ):
     cookie = session_cookie("someone", staff=staff, may_view=may_view)
     assert refused(live.stream_url(two_players), {"Cookie": cookie}).status == 401
+
+
+def test_the_hourly_purge_drops_expired_tickets_and_keeps_the_rest(host, two_players):
+    from django.conf import settings
+
+    from games import tasks
+
+    ticket_for(host, two_players)
+    ticket_for(host, two_players)
+    first = StreamTicket.objects.order_by("pk").first()
+    StreamTicket.objects.filter(pk=first.pk).update(
+        expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+    assert tasks.purge_stream_tickets() == 1
+    assert StreamTicket.objects.count() == 1
+    entry = settings.CELERY_BEAT_SCHEDULE["purge-stream-tickets"]
+    assert entry["task"] == tasks.purge_stream_tickets.name
