@@ -12,6 +12,23 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.factories import Persona
+
+
+def auth(persona: Persona) -> dict[str, str]:
+    """The header that sends `persona`'s token."""
+    return {"Authorization": f"Bearer {persona.token}"}
+
+
+@pytest.fixture
+def two_players(host: Persona, guest: Persona) -> str:
+    """A started one-round game of the host and the guest; its id."""
+    created = host.post("/games", {"max_players": 2, "target_score": 0, "seed": 21})
+    game_id = created.json()["id"]
+    guest.post(f"/games/{game_id}/join")
+    host.post(f"/games/{game_id}/start")
+    return str(game_id)
+
 
 @dataclass
 class LiveServer:

@@ -12,22 +12,9 @@ import pytest
 import requests
 
 from tests.factories import Persona
-from tests.games.live.conftest import LiveServer
+from tests.games.live.conftest import LiveServer, auth
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def auth(persona: Persona) -> dict[str, str]:
-    return {"Authorization": f"Bearer {persona.token}"}
-
-
-@pytest.fixture
-def two_players(host: Persona, guest: Persona) -> str:
-    created = host.post("/games", {"max_players": 2, "target_score": 0, "seed": 21})
-    game_id = created.json()["id"]
-    guest.post(f"/games/{game_id}/join")
-    host.post(f"/games/{game_id}/start")
-    return str(game_id)
 
 
 def poll(live: LiveServer, persona: Persona, game_id: str, **query: Any) -> requests.Response:

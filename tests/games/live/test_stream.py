@@ -19,7 +19,7 @@ from games import services
 from games.live import hub as hub_module
 from games.models import Game, StreamTicket
 from tests.factories import Persona, play_out
-from tests.games.live.conftest import LiveServer
+from tests.games.live.conftest import LiveServer, auth
 from unoclient.sse import Message, StreamRefused, close, connect, messages
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,19 +61,6 @@ class Reader:
 
     def close(self) -> None:
         close(self.connection, self.response)
-
-
-def auth(persona: Persona) -> dict[str, str]:
-    return {"Authorization": f"Bearer {persona.token}"}
-
-
-@pytest.fixture
-def two_players(host: Persona, guest: Persona) -> str:
-    created = host.post("/games", {"max_players": 2, "target_score": 0, "seed": 21})
-    game_id = created.json()["id"]
-    guest.post(f"/games/{game_id}/join")
-    host.post(f"/games/{game_id}/start")
-    return str(game_id)
 
 
 def move_of(persona: Persona, game_id: str) -> dict[str, Any]:
