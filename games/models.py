@@ -58,7 +58,7 @@ class Game(models.Model):
     last_seq = models.PositiveIntegerField(default=0)
     # Moves and timeouts applied since the start: the game's length in turns.
     moves = models.PositiveIntegerField(default=0)
-    # When the human to act gets the default action (RULES.md, timeouts).
+    # When the human to act gets the default action (docs/rules.md, timeouts).
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the bot to act is due to move: its think time after the last change. The
     # turn sweeper moves any bot left overdue, e.g. because its task died with a worker.

@@ -65,7 +65,7 @@ class Table:
     state: GameState | None  # None before the first deal
 
     def to_json(self) -> dict[str, Any]:
-        """API.md's replay shape: every card where it lies."""
+        """docs/api.md's replay shape: every card where it lies."""
         if self.state is None:
             return {
                 "seq": self.seq,

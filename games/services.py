@@ -59,9 +59,9 @@ TIMER_SLACK = dt.timedelta(milliseconds=20)
 # than the broker's visibility timeout would be delivered twice.
 LONGEST_COUNTDOWN = dt.timedelta(minutes=30)
 # How long a game paused for want of humans waits for a timed-out player to resume
-# before it is abandoned (RULES.md).
+# before it is abandoned (docs/rules.md).
 PAUSE_FOR = dt.timedelta(minutes=5)
-# Waiting or running games a player may host or sit in at once (API.md): a player
+# Waiting or running games a player may host or sit in at once (docs/api.md): a player
 # cannot leave a trail of tables that bots play on for nobody.
 MAX_OPEN_GAMES = 10
 OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
@@ -540,7 +540,7 @@ def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list
     """What becomes of the locked game when a seat has just gone to a bot (or its
     player gave up resuming it): nothing while a human still sits at the table. With
     none left, a running game that a timed-out player may still resume pauses
-    (RULES.md) and waits `PAUSE_FOR` for them; otherwise it is abandoned."""
+    (docs/rules.md) and waits `PAUSE_FOR` for them; otherwise it is abandoned."""
     if any(s.player_id is not None and s.bot is None for s in seats):
         return []
     resumable = game.status == GameStatus.PLAYING and any(s.timed_out for s in seats)
@@ -569,7 +569,7 @@ def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: boo
 
 
 def seat_resume(*, game_id: Any, player: Player) -> Outcome:
-    """Give `player` back the seat a bot took over after their timeouts (RULES.md);
+    """Give `player` back the seat a bot took over after their timeouts (docs/rules.md);
     their run of timeouts starts again from zero, and a game paused for want of
     humans goes on. Locks the game row."""
     with transaction.atomic():
@@ -779,7 +779,7 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
 
 def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
     """Give the human to act the default action once their deadline has passed
-    (RULES.md); the third timeout in a row hands the seat to a bot.
+    (docs/rules.md); the third timeout in a row hands the seat to a bot.
 
     Locks the game row (with `skip_locked`, a game locked elsewhere is left for a
     later sweep: whoever holds it is changing it). Does nothing (returns None) when

@@ -83,7 +83,7 @@ def make_persona(name: str) -> Persona:
 
 
 def assert_error(response: Any, status: int, code: str | None) -> dict[str, Any]:
-    """An answer in API.md's error shape, with `status` and (unless None) `code`."""
+    """An answer in docs/api.md's error shape, with `status` and (unless None) `code`."""
     assert response.status_code == status, response.content
     assert response["Content-Type"].startswith("application/json")
     body = json.loads(response.content)

@@ -1,5 +1,5 @@
 """Strict JSON serializer fields: a JSON API should not turn ``"5"`` into 5 or
-``"yes"`` into true. A wrong type is a 400, as API.md says."""
+``"yes"`` into true. A wrong type is a 400, as docs/api.md says."""
 
 from __future__ import annotations
 

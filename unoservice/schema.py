@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 # -- errors --------------------------------------------------------------------------
 
-# The `error.code` values each status carries (API.md, Errors).
+# The `error.code` values each status carries (docs/api.md, Errors).
 ERROR_CODES: dict[int, tuple[str, ...]] = {
     400: ("invalid_request",),
     401: ("not_authenticated",),

@@ -1,4 +1,4 @@
-"""The rules of RULES.md: dealing, legal moves, applying moves, timeouts and scoring.
+"""The rules of docs/rules.md: dealing, legal moves, applying moves, timeouts and scoring.
 
 `legal_moves(state, seat)` is the single source of truth: `apply` accepts a move
 exactly when it is listed there (a play may carry ``uno=True`` on top), and only
@@ -617,7 +617,7 @@ def apply_timeout(state: GameState, *, into: list[Event] | None = None) -> list[
 
 def clear_timeouts(state: GameState, seat: int) -> None:
     """A player takes back the seat a bot held after their timeouts: their run of
-    timeouts starts again from zero (RULES.md), so one more timeout does not hand
+    timeouts starts again from zero (docs/rules.md), so one more timeout does not hand
     the seat straight back. No event: the services log who resumed."""
     if not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat} in a game of {state.players}")

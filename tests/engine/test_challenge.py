@@ -1,4 +1,4 @@
-"""RULES.md, "Wild Draw Four challenge": only the next player decides; guilty,
+"""docs/rules.md, "Wild Draw Four challenge": only the next player decides; guilty,
 innocent and accept; the named colour stands; the accused hand is shown to the
 challenger only."""
 

@@ -1,4 +1,4 @@
-"""RULES.md, "Deck and deal": the 108 cards, 2-10 seats, the seeded dealer, the deal
+"""docs/rules.md, "Deck and deal": the 108 cards, 2-10 seats, the seeded dealer, the deal
 one card at a time from the left of the dealer, and determinism from the seed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RULES.md, "A turn", the piles: drawing from the top, reshuffling the discard pile
+"""docs/rules.md, "A turn", the piles: drawing from the top, reshuffling the discard pile
 (except its top card) when the draw pile is empty, both piles exhausted, and
 penalties drawn as far as the cards go."""
 

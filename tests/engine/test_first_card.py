@@ -1,4 +1,4 @@
-"""RULES.md, "The first card": all six rows of the table.
+"""docs/rules.md, "The first card": all six rows of the table.
 
 Games are found by scanning seeds 0, 1, 2, ... for the first one whose flipped card
 has the wanted kind, which is deterministic.

@@ -1,4 +1,4 @@
-"""House rules together (RULES.md, "House rules"): scenarios where two rules meet,
+"""House rules together (docs/rules.md, "House rules"): scenarios where two rules meet,
 and random legal play with rules combined that must keep the deck whole and always
 leave the seat to act a legal move."""
 

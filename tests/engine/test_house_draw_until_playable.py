@@ -1,4 +1,4 @@
-"""Scenarios for the `draw_until_playable` house rule (RULES.md, "House rules").
+"""Scenarios for the `draw_until_playable` house rule (docs/rules.md, "House rules").
 
 A `draw` keeps drawing until a playable card comes up, which may then be played or
 kept; if the piles run out first, the turn ends.

@@ -1,4 +1,4 @@
-"""Scenarios for the `force_play` house rule (RULES.md, "House rules").
+"""Scenarios for the `force_play` house rule (docs/rules.md, "House rules").
 
 When the card just drawn is playable, playing it is the only legal move (a Wild still
 needs its colour); when it is not, the turn ends as usual.

@@ -1,4 +1,4 @@
-"""Scenarios for the `jump_in` house rule (RULES.md, "House rules").
+"""Scenarios for the `jump_in` house rule (docs/rules.md, "House rules").
 
 Out of turn, any player may play a card identical (same colour, same number or
 symbol) to the top card; its effects apply as if it were the jumper's turn and play

@@ -1,4 +1,4 @@
-"""Scenarios for the `seven_o` house rule (RULES.md, "House rules" and "Saying UNO").
+"""Scenarios for the `seven_o` house rule (docs/rules.md, "House rules" and "Saying UNO").
 
 A 7 swaps hands with a seat its player names; a 0 passes every hand to the next
 player in the direction of play. Cards received that way create no UNO duty, and a

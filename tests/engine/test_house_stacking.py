@@ -1,4 +1,4 @@
-"""Scenarios for the `stacking` house rule (RULES.md, "House rules").
+"""Scenarios for the `stacking` house rule (docs/rules.md, "House rules").
 
 Draw Two on Draw Two and Wild Draw Four on Wild Draw Four pass the sum on; the
 player who cannot or will not stack draws the whole sum and loses the turn; a

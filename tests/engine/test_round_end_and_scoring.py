@@ -1,4 +1,4 @@
-"""RULES.md, "End of a round and scoring": going out, the last Draw Two / Wild Draw
+"""docs/rules.md, "End of a round and scoring": going out, the last Draw Two / Wild Draw
 Four, the points table, the target score, single-round games and the next deal."""
 
 from __future__ import annotations

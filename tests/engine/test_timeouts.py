@@ -1,4 +1,4 @@
-"""RULES.md, "Timeouts and leaving": the default action for a seat that did not act,
+"""docs/rules.md, "Timeouts and leaving": the default action for a seat that did not act,
 and the count of timeouts in a row."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RULES.md, "A turn": matching, wilds, drawing, and the effects of Skip, Reverse,
+"""docs/rules.md, "A turn": matching, wilds, drawing, and the effects of Skip, Reverse,
 Draw Two and Wild Draw Four."""
 
 from __future__ import annotations

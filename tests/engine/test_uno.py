@@ -1,4 +1,4 @@
-"""RULES.md, "Saying UNO": the flag on the play, call_uno afterwards, catching, and
+"""docs/rules.md, "Saying UNO": the flag on the play, call_uno afterwards, catching, and
 exactly when the catch window closes."""
 
 from __future__ import annotations

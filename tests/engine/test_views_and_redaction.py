@@ -1,4 +1,4 @@
-"""API.md, "The game view" and "Events, log and replay": what each viewer may see.
+"""docs/api.md, "The game view" and "Events, log and replay": what each viewer may see.
 
 A seat sees its own hand and counts for the others; a spectator sees no hand; drawn
 cards, dealt hands and a revealed hand are left out of events for everyone they do

@@ -1,5 +1,5 @@
 """``GET /games/{id}/events`` (with ``after`` and the ``wait`` long poll), and the log
-and replay endpoints of API.md."""
+and replay endpoints of docs/api.md."""
 
 from __future__ import annotations
 
@@ -281,4 +281,4 @@ def test_a_long_poll_sees_a_player_joining_the_lobby(host, guest):
     assert [(e["seq"], e["type"], e["seat"]) for e in body["events"]] == [(2, "player_joined", 1)]
 
 
-# -- the log and the replay (API.md: "Events, log and replay") ------------------------------
+# -- the log and the replay (docs/api.md: "Events, log and replay") ------------------------------

@@ -1,4 +1,4 @@
-"""The lobby through HTTP: create, list, detail, join, bots, start and leave (API.md)."""
+"""The lobby through HTTP: create, list, detail, join, bots, start and leave (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``POST /games/{id}/moves`` and ``/challenge`` through HTTP (API.md): every action,
+"""``POST /games/{id}/moves`` and ``/challenge`` through HTTP (docs/api.md): every action,
 the version check, and every way a move is rejected (which must change nothing)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The invariants of DESIGN.md, each attacked through the API and the services.
+"""The invariants of docs/design.md, each attacked through the API and the services.
 
 - 108 cards at all times: hands + draw pile + discard pile.
 - Event seqs per game are 1..n without gaps; (game, seq) is unique in the database.

@@ -1,7 +1,7 @@
-"""Games that would run for ever among bots (RULES.md, "Timeouts and leaving"): with
+"""Games that would run for ever among bots (docs/rules.md, "Timeouts and leaving"): with
 no human left and a timed-out player who may come back, the game pauses, and is
 abandoned when nobody resumes within five minutes. A player may hold at most ten
-waiting or running games (API.md)."""
+waiting or running games (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A whole game through the HTTP API, as a client written from API.md would play it."""
+"""A whole game through the HTTP API, as a client written from docs/api.md would play it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who may fix a game's deal (API.md, ``POST /games``): a chosen seed tells its
+"""Who may fix a game's deal (docs/api.md, ``POST /games``): a chosen seed tells its
 chooser every hand, so outside development only staff may choose one."""
 
 from __future__ import annotations

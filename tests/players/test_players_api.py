@@ -1,4 +1,4 @@
-"""``POST /players`` and ``GET /players/me`` through HTTP, as API.md describes them."""
+"""``POST /players`` and ``GET /players/me`` through HTTP, as docs/api.md describes them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every error leaves in one JSON shape (API.md "Errors"): 401, 403, 404, 405, 415,
+"""Every error leaves in one JSON shape (docs/api.md "Errors"): 401, 403, 404, 405, 415,
 malformed JSON, unknown paths, rate limits; and no input of any kind is a 500."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``Idempotency-Key`` on every POST (API.md "Idempotency"): the same key with the same
+"""``Idempotency-Key`` on every POST (docs/api.md "Idempotency"): the same key with the same
 body gets the first answer again without acting twice, for 24 hours."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``GET /games/{id}/events?wait=`` over a real server: the long poll keeps its
-contract, and a waiting poll holds no thread (API.md, "Live stream")."""
+contract, and a waiting poll holds no thread (docs/api.md, "Live stream")."""
 
 from __future__ import annotations
 

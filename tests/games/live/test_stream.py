@@ -1,4 +1,4 @@
-"""``GET /games/{id}/stream`` end to end over a real server (API.md, "Live stream"):
+"""``GET /games/{id}/stream`` end to end over a real server (docs/api.md, "Live stream"):
 the caller's view first, every event once and in order as the caller may see it,
 the new view after each change, resume, tickets, the end, and the errors before it."""
 
