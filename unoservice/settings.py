@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "axes",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_filters",
     "games",
     "players",
@@ -201,6 +202,13 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "UNO games by the official rules, with exact replay, bots and turn timers.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages' scripts and styles come from the service's own static files,
+    # never from a CDN: they work on a machine without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No badge from Swagger's outside validator.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     # One schema name per choice set used in several places.
     "ENUM_NAME_OVERRIDES": {

@@ -4,8 +4,9 @@ only with the BENCH_FLOOR setting on, the load benchmark's floor view)."""
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
+from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import healthz
 
 urlpatterns = [
@@ -14,7 +15,8 @@ urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/docs/", SwaggerDocsView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),
 ]
 
 if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts it
