@@ -561,11 +561,17 @@ def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: boo
     `timed_out`: the player lost it through timeouts and may resume it."""
     seat.bot = REPLACEMENT_BOT
     seat.timed_out = timed_out
+    _reseat(game, seat)
+    return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
+
+
+def _reseat(game: Game, seat: Seat) -> None:
+    """Save who holds `seat` now, in its row and in `game.seating` (the caller saves
+    the game)."""
     seat.save(update_fields=["bot", "timed_out"])
     seating = list(game.seating)
     seating[seat.seat] = seat.seating_entry()
     game.seating = seating
-    return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
 
 
 def seat_resume(*, game_id: Any, player: Player) -> Outcome:
@@ -586,10 +592,7 @@ def seat_resume(*, game_id: Any, player: Player) -> Outcome:
             )
         seat.bot = None
         seat.timed_out = False
-        seat.save(update_fields=["bot", "timed_out"])
-        seating = list(game.seating)
-        seating[seat.seat] = seat.seating_entry()
-        game.seating = seating
+        _reseat(game, seat)
         state = GameState.from_snapshot(game.state)
         engine.clear_timeouts(state, seat.seat)
         now = timezone.now()

@@ -10,7 +10,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -18,8 +17,7 @@ import pytest
 
 from tests.drills.deployment import (
     Deployment,
-    PrivatePostgres,
-    PrivateRedis,
+    running_deployment,
     wait_until,
 )
 
@@ -31,25 +29,8 @@ HOST_MOVE_EVENTS = {"card_played", "turn_passed", "color_chosen", "uno_called"}
 
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    folder: Path = tmp_path_factory.mktemp("deployment")
-    postgres = PrivatePostgres()
-    postgres.start()
-    postgres.create_database()
-    redis = PrivateRedis()
-    redis.start()
-    service = Deployment(folder, postgres, redis)
-    migrated = service.manage("migrate", "--noinput")
-    assert migrated.returncode == 0, migrated.stderr
-    try:
-        service.start_api()
-        service.start_worker()
-        service.start_beat()
+    with running_deployment(tmp_path_factory.mktemp("deployment")) as service:
         yield service
-    finally:
-        service.stop()
-        redis.stop()
-        postgres.stop()
-        postgres.remove()
 
 
 # -- a player over HTTP -------------------------------------------------------------

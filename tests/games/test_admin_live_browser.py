@@ -25,11 +25,10 @@ from django.urls import reverse
 from games import services
 from games.admin import LOG_PAGE_SIZE
 from games.models import Game
-from tests.conftest import CHROMIUM
+from tests.browser import artifacts_dir, chromium
 from tests.factories import Persona, human_to_act_game, play_out, table
 from tests.games.live import conftest as live_conftest
 from tests.games.live.conftest import LiveServer
-from tests.games.test_replay_viewer_browser import CHROMIUM_ARGS, artifacts_dir
 
 # The real ASGI server, from the stream tests' conftest (not an ancestor of this file).
 live = live_conftest.live
@@ -42,18 +41,9 @@ SHOWN_WITHIN_MS = 10_000
 @pytest.fixture
 def page(live: LiveServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     # Depends on `live` so that the browser closes, and its stream with it, before the
-    # server stops. Playwright's sync API runs an event loop in this thread.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser.new_page(viewport={"width": 1366, "height": 1200})
-        finally:
-            browser.close()
+    # server stops.
+    with chromium(monkeypatch) as browser:
+        yield browser.new_page(viewport={"width": 1366, "height": 1200})
 
 
 @pytest.fixture

@@ -8,54 +8,23 @@ saves a screenshot of the viewer to ``artifacts/replay-viewer.png`` (or under
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Event, Game
-from tests.conftest import CHROMIUM
+from tests.browser import artifacts_dir, chromium
 from tests.factories import play_out, table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
-# Chromium's own background traffic would only be refused on a closed network.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def artifacts_dir() -> Path:
-    folder = Path(os.environ.get("TEST_ARTIFACTS_DIR") or ROOT / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
 
 @pytest.fixture
 def page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the test
-    # makes between browser steps are still plain synchronous ones.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser.new_page(viewport={"width": 1366, "height": 900})
-        finally:
-            browser.close()
+    with chromium(monkeypatch) as browser:
+        yield browser.new_page(viewport={"width": 1366, "height": 900})
 
 
 def hands_on_screen(page: Any) -> dict[int, list[int]]:

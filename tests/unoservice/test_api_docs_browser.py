@@ -9,27 +9,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import CHROMIUM
+from tests.browser import chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture
 def offline_page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, list]]:
     """A page that may reach the service and nothing else; the refused requests."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
     own_host = urlsplit(live_server.url).netloc
     refused: list[str] = []
 
@@ -41,16 +28,10 @@ def offline_page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[
             refused.append(url)
             route.abort("internetdisconnected")
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            context = browser.new_context()
-            context.route("**/*", only_the_service)
-            yield context.new_page(), refused
-        finally:
-            browser.close()
+    with chromium(monkeypatch) as browser:
+        context = browser.new_context()
+        context.route("**/*", only_the_service)
+        yield context.new_page(), refused
 
 
 def test_swagger_ui_lists_the_operations_with_no_network(live_server, offline_page):
