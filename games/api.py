@@ -394,7 +394,7 @@ class GameStreamView(APIView):
         if isinstance(checked, access.Refusal):
             return Response(checked.body, status=checked.status, headers=checked.headers)
         watcher, parsed_id, resume = checked
-        game = Game.objects.select_related("host").get(pk=parsed_id)
+        game = selectors.game_by_id(parsed_id)
         state = GameState.from_snapshot(game.state) if game.state is not None else None
         snapshot = Snapshot(game, state, [])
         response = HttpResponse(

@@ -26,7 +26,6 @@ from players.models import Player
 from unoservice.errors import (
     InvalidRequest,
     NotAuthenticated,
-    NotFound,
     RateLimited,
     ServiceError,
     error_body,
@@ -66,7 +65,8 @@ def open_stream(
     *, game_id: str, headers: dict[str, str], query: dict[str, str], meta: dict[str, Any]
 ) -> tuple[Watcher, uuid.UUID, int | None] | Refusal:
     """Check a request for a game's stream: (watcher, game id, the seq to resume
-    after, if any), or the refusal to answer instead."""
+    after, if any), or the refusal to answer instead. Whether the game exists is
+    found when it is read for the stream (once per game, not once per watcher)."""
     try:
         parsed_id = selectors.parse_game_id(game_id)
         resume = _resume_after(headers, query)
@@ -79,8 +79,6 @@ def open_stream(
                     RateLimited("too many requests", details={"retry_after": wait}),
                     {"Retry-After": str(wait)},
                 )
-        if not Game.objects.filter(pk=parsed_id).exists():
-            raise NotFound("no such game")
     except ServiceError as error:
         return refusal(error)
     return watcher, parsed_id, resume
