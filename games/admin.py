@@ -20,7 +20,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
-from games import overview, replay, services
+from games import overview, replay, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
 from games.models import Event, Game, GameStatus, Seat
 from unoservice.errors import ServiceError
@@ -255,7 +255,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             game = Game.objects.get(pk=uuid.UUID(object_id))
         except (ValueError, Game.DoesNotExist):
             return super().change_view(request, object_id, form_url, context)
-        pages = Paginator(Event.objects.filter(game=game).order_by("seq"), LOG_PAGE_SIZE)
+        pages = Paginator(selectors.event_log(game), LOG_PAGE_SIZE)
         requested = request.GET.get("log_page")
         # "last" lets the live page follow the log onto a page that did not exist yet.
         page = pages.get_page(pages.num_pages if requested == "last" else requested)
@@ -296,9 +296,9 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         except replay.ReplayMismatch as error:
             context["mismatch"] = error
             return TemplateResponse(request, "admin/games/game/replay.html", context)
-        events = Event.objects.filter(game=game, seq__gte=max(seq - 6, 1), seq__lte=seq + 6)
         context["nearby"] = [
-            (event, describe_event(event), event.seq == seq) for event in events.order_by("seq")
+            (event, describe_event(event), event.seq == seq)
+            for event in selectors.events_around(game, seq, reach=6)
         ]
         context["event"] = next(e for e, _, current in context["nearby"] if current)
         context["event_html"] = describe_event(context["event"])

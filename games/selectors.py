@@ -1,33 +1,22 @@
-"""Reading games: what each caller may see of a game and its log."""
+"""Reading games and their logs: the queries of the API, the live streams, the timers
+and the admin, returning model instances and plain values. Rendering them for a
+reader is `games.presenters`' job."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import connection
+from django.db.models import QuerySet
 
 from games import engine
-from games.engine import GameState, seat_view
-from games.engine.events import render_data, visible_data
+from games.filters import GameFilter
 from games.models import Event, Game, GameStatus
 from players.models import Player
-from unoservice.errors import NotFound
-
-_ROUND_FIELDS = (
-    "round",
-    "dealer",
-    "current_seat",
-    "direction",
-    "current_color",
-    "top_card",
-    "draw_pile_count",
-    "discard_pile_count",
-    "pending",
-)
-_IDLE_SEAT = {"card_count": 0, "score": 0, "said_uno": False, "timeouts": 0}
+from unoservice.errors import InvalidRequest, NotFound
 
 
 def parse_game_id(raw: object) -> uuid.UUID:
@@ -61,118 +50,61 @@ def game_get(game_id: object) -> Game:
     return game_by_id(parse_game_id(game_id))
 
 
-def player_json(player: Player | None) -> dict[str, Any] | None:
-    return None if player is None else {"id": str(player.pk), "name": player.name}
-
-
-def host_json(game: Game) -> dict[str, Any] | None:
-    """The host, from the seating when they sit at the table (no query)."""
-    host_id = str(game.host_id)
-    for entry in game.seating:
-        if entry["player"] and entry["player"]["id"] == host_id:
-            return dict(entry["player"])
-    return player_json(game.host)
-
-
-def game_view(game: Game, viewer: Player | None, state: GameState | None = None) -> dict[str, Any]:
-    """The game as `viewer` may see it: their own hand and legal moves, counts for
-    everyone else (a spectator view when they are not seated). `state`, when given,
-    is the game's engine state already decoded."""
-    viewer_seat = game.seat_of(viewer)
-    view: dict[str, Any] = {
-        "id": str(game.pk),
-        "status": game.status,
-        "version": game.version,
-        "host": host_json(game),
-        "max_players": game.max_players,
-        "target_score": game.target_score,
-        "turn_timeout": game.turn_timeout,
-        "rules": game.rules,
-        "created_at": game.created_at.isoformat(),
-    }
-    if game.state is None:
-        view["seats"] = [
-            {"seat": number, "player": entry["player"], "bot": entry["bot"], **_IDLE_SEAT}
-            for number, entry in enumerate(game.seating)
-        ]
-        view.update(dict.fromkeys(_ROUND_FIELDS))
-        view.update(
-            {"turn_deadline": None, "paused_until": None, "winner": None, "last_seq": game.last_seq}
-        )
-        view["you"] = (
-            None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
-        )
-        return view
-    if state is None:
-        state = GameState.from_snapshot(game.state)
-    table = seat_view(state, viewer_seat)
-    playing = game.status == GameStatus.PLAYING
-    if not playing and table["you"] is not None:
-        table["you"]["legal_moves"] = []  # an abandoned game takes no more moves
-    view["seats"] = [
-        {
-            "seat": number,
-            "player": entry["player"],
-            "bot": entry["bot"],
-            **{key: table["seats"][number][key] for key in _IDLE_SEAT},
+def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:
+    """The lobby and history: every game, newest first, narrowed by the query's
+    `status` and `mine` (the games `viewer` sits in). A filter value that is not one
+    of its choices is an `InvalidRequest` naming the field."""
+    games = Game.objects.select_related("host").order_by("-created_at")
+    filterset = GameFilter(filters, games, viewer=viewer)
+    if not filterset.is_valid():
+        fields = {
+            name: [str(message) for message in messages]
+            for name, messages in filterset.errors.items()
         }
-        for number, entry in enumerate(game.seating)
-    ]
-    for name in _ROUND_FIELDS:
-        view[name] = table[name]
-    if not playing:
-        view["current_seat"] = None
-    view.update(
-        {
-            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-            "paused_until": game.paused_until.isoformat() if game.paused_until else None,
-            "winner": game.winner,
-            "last_seq": game.last_seq,
-            "you": table["you"],
-        }
-    )
-    return view
+        first = next(iter(fields))
+        raise InvalidRequest(f"{first}: {fields[first][0]}", details={"fields": fields})
+    return filterset.qs
 
 
-def game_summary(game: Game) -> dict[str, Any]:
-    return {
-        "id": str(game.pk),
-        "status": game.status,
-        "host": host_json(game),
-        "players": [
-            {"seat": number, "player": entry["player"], "bot": entry["bot"]}
-            for number, entry in enumerate(game.seating)
-        ],
-        "max_players": game.max_players,
-        "rules": game.rules,
-        "created_at": game.created_at.isoformat(),
-    }
+def game_last_seq(game_id: uuid.UUID) -> int:
+    """The seq of a game's latest event: what a long poll watches for."""
+    return Game.objects.filter(pk=game_id).values_list("last_seq", flat=True).get()
 
 
-def log_is_complete(game: Game) -> bool:
-    """Once a game is over nothing is secret any more."""
-    return game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+def games_last_seqs(game_ids: Iterable[uuid.UUID]) -> list[tuple[uuid.UUID, int]]:
+    """(id, last seq) of each of these games, in one query."""
+    return list(Game.objects.filter(pk__in=list(game_ids)).values_list("pk", "last_seq"))
 
 
-def event_json(event: Event, viewer_seat: int | None, *, complete: bool = False) -> dict[str, Any]:
-    """An event as a reader sees it: while the game runs, others' cards are left out."""
-    data = event.data if complete else visible_data(event.type, event.seat, event.data, viewer_seat)
-    return {
-        "seq": event.seq,
-        "at": event.at.isoformat(),
-        "round": event.round,
-        "type": event.type,
-        "seat": event.seat,
-        "data": render_data(data),
-    }
+def game_with_recent_events(game_id: uuid.UUID, after: int, keep: int) -> tuple[Game, list[Event]]:
+    """A game (with its host) and its events after `after`, at most the `keep` newest,
+    in order: what a live channel reads when it hears of a change."""
+    game = Game.objects.select_related("host").get(pk=game_id)
+    newest = Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.last_seq)
+    events = list(newest.order_by("-seq")[:keep])
+    events.reverse()
+    return game, events
 
 
-def events_json(events: Iterable[Event], viewer_seat: int | None) -> list[dict[str, Any]]:
-    return [event_json(event, viewer_seat) for event in events]
+def events_between(game_id: uuid.UUID, after: int, upto: int) -> list[Event]:
+    """The events with `after` < seq <= `upto`, in order."""
+    rows = Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=upto)
+    return list(rows.order_by("seq"))
+
+
+def events_around(game: Game, seq: int, *, reach: int) -> list[Event]:
+    """The events within `reach` of `seq`, in order (the replay viewer's context)."""
+    rows = Event.objects.filter(game=game, seq__gte=max(seq - reach, 1), seq__lte=seq + reach)
+    return list(rows.order_by("seq"))
+
+
+def event_log(game: Game) -> QuerySet[Event]:
+    """A game's whole log, in order, to be paged by the caller."""
+    return Event.objects.filter(game=game).order_by("seq")
 
 
 def all_events(game: Game) -> list[Event]:
-    return list(Event.objects.filter(game=game).order_by("seq"))
+    return list(event_log(game))
 
 
 def round_history(game: Game, round_number: int) -> list[engine.Event]:

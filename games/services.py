@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.db.models import F, Field, Q
 from django.utils import timezone
 
-from games import bots, dispatch, engine, selectors
+from games import bots, dispatch, engine, presenters, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
 from games.live import notify
@@ -405,7 +405,7 @@ def bot_match_start(
 
 
 def _player_json(player: Player) -> dict[str, Any]:
-    return {"player": {"id": str(player.pk), "name": player.name}}
+    return {"player": presenters.player_json(player)}
 
 
 def _seat_next(

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connection, connections
 
+from games import selectors
 from games.engine import GameState
 from games.live.notify import CHANNEL, parse_payload
 from games.models import Event, Game
@@ -212,7 +213,9 @@ class Hub:
             after = kept.seq if kept is not None else 0
             try:
                 game, events = await self.read(
-                    functools.partial(_read_change, channel.game_id, after)
+                    functools.partial(
+                        selectors.game_with_recent_events, channel.game_id, after, KEPT_EVENTS
+                    )
                 )
             except Game.DoesNotExist:
                 return
@@ -271,9 +274,7 @@ class Hub:
         if not ids:
             return
         try:
-            rows = await self.read(
-                lambda: list(Game.objects.filter(pk__in=ids).values_list("pk", "last_seq"))
-            )
+            rows = await self.read(lambda: selectors.games_last_seqs(ids))
         except Exception:
             log.warning("could not read the watched games' seqs", exc_info=True)
             return
@@ -292,17 +293,6 @@ def _conninfo() -> str:
     params.pop("prepare_threshold", None)
     options = {key: value for key, value in params.items() if isinstance(value, str | int)}
     return make_conninfo(**options)
-
-
-def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event]]:
-    game = Game.objects.select_related("host").get(pk=game_id)
-    events = list(
-        Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.last_seq).order_by(
-            "-seq"
-        )[:KEPT_EVENTS]
-    )
-    events.reverse()
-    return game, events
 
 
 _HUB: Hub | None = None

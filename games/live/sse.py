@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from games import selectors
+from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Channel, Snapshot, hub
@@ -100,7 +100,7 @@ class Frames:
         self.snapshot = snapshot
         self.watcher = watcher
         self.seat = watcher.seat(snapshot.game)
-        self.complete = selectors.log_is_complete(snapshot.game)
+        self.complete = presenters.log_is_complete(snapshot.game)
 
     def _cached(self, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
         channel = self.channel
@@ -112,14 +112,16 @@ class Frames:
 
     def view(self) -> bytes:
         def make() -> bytes:
-            view = selectors.game_view(self.snapshot.game, self.watcher.player, self.snapshot.state)
+            view = presenters.game_view(
+                self.snapshot.game, self.watcher.player, self.snapshot.state
+            )
             return f"id: {self.snapshot.seq}\nevent: game\ndata: {_json(view)}\n\n".encode()
 
         return self._cached(("view", self.seat), make)
 
     def event(self, event: Event) -> bytes:
         def make() -> bytes:
-            data = selectors.event_json(event, self.seat, complete=self.complete)
+            data = presenters.event_json(event, self.seat, complete=self.complete)
             return f"id: {event.seq}\nevent: {event.type}\ndata: {_json(data)}\n\n".encode()
 
         return self._cached(("event", event.seq, self.seat, self.complete), make)
@@ -209,12 +211,10 @@ async def _catch_up(
     if after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS:
         events = snapshot.events_after(after)
         if events is None:  # older than the channel keeps: read them for this watcher
-            events = await hub().read(lambda: events_between(channel.game_id, after, snapshot.seq))
+            events = await hub().read(
+                lambda: selectors.events_between(channel.game_id, after, snapshot.seq)
+            )
     return snapshot.seq, catch_up_frames(Frames(channel, snapshot, watcher), after, events)
-
-
-def events_between(game_id: uuid.UUID, after: int, upto: int) -> list[Event]:
-    return list(Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=upto).order_by("seq"))
 
 
 def catch_up_frames(frames: Frames, after: int | None, events: list[Event]) -> bytes:
@@ -232,7 +232,7 @@ def opening(snapshot: Snapshot, watcher: access.Watcher, after: int | None) -> b
     a plain WSGI server answers, the stream a client then reopens after `retry`."""
     frames = Frames(None, snapshot, watcher)
     replayed = after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS
-    events = events_between(snapshot.game.pk, after, snapshot.seq) if replayed else []
+    events = selectors.events_between(snapshot.game.pk, after, snapshot.seq) if replayed else []
     body = catch_up_frames(frames, after, events) or frames.view()
     body = f"retry: {RETRY_MILLISECONDS}\n\n".encode() + body
     return body + (frames.end() if _over(snapshot) else b"")

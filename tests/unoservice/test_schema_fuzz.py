@@ -30,7 +30,7 @@ from rest_framework.test import APIClient
 from schemathesis import GenerationMode
 from schemathesis.core.parameters import ParameterLocation
 
-from games import selectors
+from games import presenters
 from games.engine.cards import FIRST_WILD_DRAW_FOUR
 from games.models import Game, GameStatus
 from players.models import hash_token
@@ -144,7 +144,7 @@ def _is_positive(case: schemathesis.Case, location: ParameterLocation) -> bool:
 
 
 def _legal_moves(game: Game, persona: Persona) -> list[dict[str, Any]]:
-    view = selectors.game_view(game, persona.player)
+    view = presenters.game_view(game, persona.player)
     return list((view["you"] or {}).get("legal_moves") or [])
 
 

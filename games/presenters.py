@@ -1,0 +1,140 @@
+"""Rendering games for the API and the live streams: the JSON a reader gets of a game,
+a lobby row or an event, with what that reader may not see left out.
+
+Presenters take what selectors and services read and return plain data; they run no
+query of their own (the host of a game is taken from its seating when they sit at
+the table, and read through ``select_related`` otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from games.engine import GameState, seat_view
+from games.engine.events import render_data, visible_data
+from games.models import Event, Game, GameStatus
+from players.models import Player
+
+_ROUND_FIELDS = (
+    "round",
+    "dealer",
+    "current_seat",
+    "direction",
+    "current_color",
+    "top_card",
+    "draw_pile_count",
+    "discard_pile_count",
+    "pending",
+)
+_IDLE_SEAT = {"card_count": 0, "score": 0, "said_uno": False, "timeouts": 0}
+
+
+def player_json(player: Player | None) -> dict[str, Any] | None:
+    return None if player is None else {"id": str(player.pk), "name": player.name}
+
+
+def host_json(game: Game) -> dict[str, Any] | None:
+    """The host, from the seating when they sit at the table (no query)."""
+    host_id = str(game.host_id)
+    for entry in game.seating:
+        if entry["player"] and entry["player"]["id"] == host_id:
+            return dict(entry["player"])
+    return player_json(game.host)
+
+
+def game_view(game: Game, viewer: Player | None, state: GameState | None = None) -> dict[str, Any]:
+    """The game as `viewer` may see it: their own hand and legal moves, counts for
+    everyone else (a spectator view when they are not seated). `state`, when given,
+    is the game's engine state already decoded."""
+    viewer_seat = game.seat_of(viewer)
+    view: dict[str, Any] = {
+        "id": str(game.pk),
+        "status": game.status,
+        "version": game.version,
+        "host": host_json(game),
+        "max_players": game.max_players,
+        "target_score": game.target_score,
+        "turn_timeout": game.turn_timeout,
+        "rules": game.rules,
+        "created_at": game.created_at.isoformat(),
+    }
+    if game.state is None:
+        view["seats"] = [
+            {"seat": number, "player": entry["player"], "bot": entry["bot"], **_IDLE_SEAT}
+            for number, entry in enumerate(game.seating)
+        ]
+        view.update(dict.fromkeys(_ROUND_FIELDS))
+        view.update(
+            {"turn_deadline": None, "paused_until": None, "winner": None, "last_seq": game.last_seq}
+        )
+        view["you"] = (
+            None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
+        )
+        return view
+    if state is None:
+        state = GameState.from_snapshot(game.state)
+    table = seat_view(state, viewer_seat)
+    playing = game.status == GameStatus.PLAYING
+    if not playing and table["you"] is not None:
+        table["you"]["legal_moves"] = []  # an abandoned game takes no more moves
+    view["seats"] = [
+        {
+            "seat": number,
+            "player": entry["player"],
+            "bot": entry["bot"],
+            **{key: table["seats"][number][key] for key in _IDLE_SEAT},
+        }
+        for number, entry in enumerate(game.seating)
+    ]
+    for name in _ROUND_FIELDS:
+        view[name] = table[name]
+    if not playing:
+        view["current_seat"] = None
+    view.update(
+        {
+            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+            "paused_until": game.paused_until.isoformat() if game.paused_until else None,
+            "winner": game.winner,
+            "last_seq": game.last_seq,
+            "you": table["you"],
+        }
+    )
+    return view
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    return {
+        "id": str(game.pk),
+        "status": game.status,
+        "host": host_json(game),
+        "players": [
+            {"seat": number, "player": entry["player"], "bot": entry["bot"]}
+            for number, entry in enumerate(game.seating)
+        ],
+        "max_players": game.max_players,
+        "rules": game.rules,
+        "created_at": game.created_at.isoformat(),
+    }
+
+
+def log_is_complete(game: Game) -> bool:
+    """Once a game is over nothing is secret any more."""
+    return game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+
+
+def event_json(event: Event, viewer_seat: int | None, *, complete: bool = False) -> dict[str, Any]:
+    """An event as a reader sees it: while the game runs, others' cards are left out."""
+    data = event.data if complete else visible_data(event.type, event.seat, event.data, viewer_seat)
+    return {
+        "seq": event.seq,
+        "at": event.at.isoformat(),
+        "round": event.round,
+        "type": event.type,
+        "seat": event.seat,
+        "data": render_data(data),
+    }
+
+
+def events_json(events: Iterable[Event], viewer_seat: int | None) -> list[dict[str, Any]]:
+    return [event_json(event, viewer_seat) for event in events]

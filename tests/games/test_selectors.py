@@ -1,0 +1,51 @@
+"""The selectors read games and their logs, and render nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import selectors
+from tests.factories import GameFactory, table
+from unoservice.errors import InvalidRequest
+
+
+@pytest.fixture
+def started_game(host, guest):
+    return table(host, [], seed=7, humans=[guest])
+
+
+@pytest.fixture
+def games_by_status(host, guest):
+    return {
+        status: GameFactory(host=host.player, status=status)
+        for status in ("waiting", "playing", "finished")
+    }
+
+
+def test_the_lobby_lists_the_newest_game_first(host, games_by_status):
+    listed = list(selectors.game_list(viewer=host.player, filters={}))
+    assert listed == sorted(games_by_status.values(), key=lambda g: g.created_at, reverse=True)
+
+
+def test_the_lobby_narrows_by_status_and_by_the_games_one_sits_in(host, guest, games_by_status):
+    playing = list(selectors.game_list(viewer=host.player, filters={"status": "playing"}))
+    assert playing == [games_by_status["playing"]]
+    assert list(selectors.game_list(viewer=guest.player, filters={"mine": "true"})) == []
+
+
+def test_a_filter_value_out_of_its_choices_names_the_field(host):
+    with pytest.raises(InvalidRequest) as raised:
+        selectors.game_list(viewer=host.player, filters={"status": "WAITING", "mine": "maybe"})
+    assert raised.value.message.startswith("status: ")
+    assert set(raised.value.details["fields"]) == {"status", "mine"}
+
+
+def test_the_events_between_two_seqs_come_in_order(started_game):
+    game = started_game
+    events = selectors.events_between(game.pk, 1, game.last_seq)
+    assert [e.seq for e in events] == list(range(2, game.last_seq + 1))
+
+
+def test_the_replay_context_stays_within_reach_of_its_event(started_game):
+    around = selectors.events_around(started_game, 1, reach=2)
+    assert [e.seq for e in around] == [1, 2, 3]
