@@ -27,7 +27,7 @@ from unoservice.errors import ServiceError
 
 LOG_PAGE_SIZE = 50
 LIVE_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
-COLOR_CLASSES = {color: f"uno-{color}" for color in COLOR_NAMES}
+COLOR_CLASSES: dict[str, str] = {color: f"uno-{color}" for color in COLOR_NAMES}
 
 
 def card_html(card: int) -> str:

@@ -45,9 +45,9 @@ def figures(today: dt.date | None = None) -> dict[str, Any]:
         .values("day")
         .annotate(n=Count("id"))
     )
-    for row in daily:
-        if row["day"] in per_day:
-            per_day[row["day"]] = row["n"]
+    for day, count in daily.values_list("day", "n"):
+        if day in per_day:
+            per_day[day] = count
 
     recent = finished.order_by("-finished_at").values_list(
         "moves", "started_at", "finished_at", "seating", "winner"

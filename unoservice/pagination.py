@@ -14,7 +14,7 @@ class StrictPageNumberPagination(PageNumberPagination):
     """A page number that is not ASCII digits is no such page (404): Django's
     paginator reads it with int(), which would take "٣", " 3", "+3" or "1_0"."""
 
-    def get_page_number(self, request: Request, paginator: Paginator) -> Any:
+    def get_page_number(self, request: Request, paginator: Paginator[Any]) -> Any:
         raw = request.query_params.get(self.page_query_param)
         if raw and raw not in self.last_page_strings and not (raw.isascii() and raw.isdigit()):
             raise NotFound(self.invalid_page_message)

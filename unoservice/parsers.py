@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
 
 
 class JSONParser(parsers.JSONParser):
@@ -22,9 +25,16 @@ class JSONOnlyNegotiation(DefaultContentNegotiation):
     """Every answer is JSON: skip weighing Accept headers on each request."""
 
     def select_renderer(
-        self, request: Any, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
-        if format_suffix or len(renderers) > 1:  # e.g. the schema, as YAML or JSON
-            return super().select_renderer(request, renderers, format_suffix)
-        renderer = renderers[0]
+        self,
+        request: Request,
+        renderers: Iterable[BaseRenderer],
+        format_suffix: str | None = None,
+    ) -> tuple[BaseRenderer, str]:
+        choices = list(renderers)
+        if format_suffix or len(choices) > 1:  # e.g. the schema, as YAML or JSON
+            chosen: tuple[BaseRenderer, str] = super().select_renderer(
+                request, choices, format_suffix
+            )
+            return chosen
+        renderer = choices[0]
         return renderer, renderer.media_type

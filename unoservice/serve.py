@@ -20,7 +20,9 @@ from typing import Any
 import uvicorn
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
-from uvicorn_worker import UvicornWorker
+
+# uvicorn-worker ships no type information: its worker class is Any to mypy.
+from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
 
 # Seconds a stopping worker gives open streams before it closes them: clients
 # reconnect (with Last-Event-ID) to a worker that is still up.
@@ -38,7 +40,7 @@ class StreamClosingServer(uvicorn.Server):
         hub.close_streams()
 
 
-class Worker(UvicornWorker):
+class Worker(UvicornWorker):  # type: ignore[misc]  # (UvicornWorker is Any: untyped)
     async def _serve(self) -> None:  # UvicornWorker's, with the server above
         self.config.app = self.wsgi
         server = StreamClosingServer(config=self.config)
@@ -61,7 +63,7 @@ class Worker(UvicornWorker):
     }
 
 
-class Server(BaseApplication):  # type: ignore[misc]
+class Server(BaseApplication):
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
         super().__init__()

@@ -27,6 +27,10 @@ WAKEUP_HEADER = "X-Uno-Wakeup"
 
 
 class FixedWindowThrottle(SimpleRateThrottle):
+    # Set by SimpleRateThrottle.__init__ from the scope's rate (when it has one).
+    num_requests: int
+    duration: int
+
     def allow_request(self, request: Request, view: Any) -> bool:
         if self.rate is None:
             return True
@@ -50,22 +54,25 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return bool(count <= self.num_requests)
 
     def wait(self) -> float | None:
-        return max(self.window_ends - self.now, 1.0)
+        return max(float(self.window_ends - self.now), 1.0)
 
 
 class PlayerRateThrottle(FixedWindowThrottle):
     scope = "player"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if not isinstance(request.user, Player):
+        # A Player, not a Django user, is what the token authentication sets.
+        user: object = request.user
+        if not isinstance(user, Player):
             return None
-        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+        return self.cache_format % {"scope": self.scope, "ident": user.pk}
 
 
 class AnonymousRateThrottle(FixedWindowThrottle):
     scope = "anonymous"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if isinstance(request.user, Player):
+        user: object = request.user
+        if isinstance(user, Player):
             return None
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

@@ -15,9 +15,10 @@ import io
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
-from a2wsgi.wsgi import build_environ
+from a2wsgi.asgi_typing import HTTPScope
+from a2wsgi.wsgi import Body, build_environ
 
 # Bodies above this are refused before Django sees them: Django refuses anything
 # over its own DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) anyway, and a body is held in
@@ -46,7 +47,7 @@ class ThreadedWSGI:
         if body is None:
             await _too_large(send)
             return
-        environ = build_environ(scope, io.BytesIO(body))  # type: ignore[arg-type]
+        environ = _environ(scope, body)
         environ["wsgi.errors"] = sys.stderr
         loop = asyncio.get_running_loop()
         status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
@@ -74,6 +75,14 @@ class ThreadedWSGI:
             if close is not None:
                 close()  # Django's request_finished: connections are tidied here
         return started["status"], started["headers"], b"".join(chunks)
+
+
+def _environ(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
+    """a2wsgi's environ for a request whose body is already read. (a2wsgi types the
+    scope and environ as TypedDicts and the input as its own streaming `Body`; any
+    file-like object serves Django, which takes the environ as a plain dict.)"""
+    built = build_environ(cast("HTTPScope", scope), cast("Body", io.BytesIO(body)))
+    return cast("dict[str, Any]", built)
 
 
 async def _read_body(receive: Any) -> bytes | None:

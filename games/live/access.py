@@ -12,12 +12,13 @@ import uuid
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
+from rest_framework.request import Request
 
 from games import selectors, services
 from games.models import Game
@@ -73,7 +74,9 @@ def open_stream(
         watcher = _authenticate(parsed_id, headers, query)
         if watcher.player is not None:
             throttle = PlayerRateThrottle()
-            if not throttle.allow_request(SimpleNamespace(user=watcher.player, META=meta), None):
+            # The throttle reads only `user` and `META` of a request.
+            request = cast(Request, SimpleNamespace(user=watcher.player, META=meta))
+            if not throttle.allow_request(request, None):
                 wait = max(int(throttle.wait() or 1), 1)
                 return refusal(
                     RateLimited("too many requests", details={"retry_after": wait}),

@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -155,7 +155,7 @@ class Hub:
     # -- watching --------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def watch(self, game_id: uuid.UUID, *, stream: bool) -> Iterable[Channel]:
+    def watch(self, game_id: uuid.UUID, *, stream: bool) -> Iterator[Channel]:
         """Hold a channel for `game_id` while the block runs; with `stream`, changes
         load the game and its new events for the watcher."""
         channel = self.channels.get(game_id)
@@ -292,7 +292,7 @@ def _conninfo() -> str:
     params.pop("context", None)
     params.pop("prepare_threshold", None)
     options = {key: value for key, value in params.items() if isinstance(value, str | int)}
-    return make_conninfo(**options)
+    return make_conninfo("", **options)
 
 
 _HUB: Hub | None = None

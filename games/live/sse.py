@@ -207,13 +207,15 @@ async def _catch_up(
     """The frames that bring a watcher who has seen up to `after` (None: nothing
     yet) to `snapshot`: the events since, then the view; only the view when there is
     nothing to replay or too much. Returns the seq delivered and the frames."""
-    events: list[Event] | None = []
+    events: list[Event] = []
     if after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS:
-        events = snapshot.events_after(after)
-        if events is None:  # older than the channel keeps: read them for this watcher
-            events = await hub().read(
-                lambda: selectors.events_between(channel.game_id, after, snapshot.seq)
+        kept = snapshot.events_after(after)
+        if kept is None:  # older than the channel keeps: read them for this watcher
+            since = after
+            kept = await hub().read(
+                lambda: selectors.events_between(channel.game_id, since, snapshot.seq)
             )
+        events = kept
     return snapshot.seq, catch_up_frames(Frames(channel, snapshot, watcher), after, events)
 
 
@@ -231,8 +233,9 @@ def opening(snapshot: Snapshot, watcher: access.Watcher, after: int | None) -> b
     """The whole opening of a stream, read and rendered in one go (synchronous): what
     a plain WSGI server answers, the stream a client then reopens after `retry`."""
     frames = Frames(None, snapshot, watcher)
-    replayed = after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS
-    events = selectors.events_between(snapshot.game.pk, after, snapshot.seq) if replayed else []
+    events: list[Event] = []
+    if after is not None and 0 < snapshot.seq - after <= MAX_REPLAYED_EVENTS:
+        events = selectors.events_between(snapshot.game.pk, after, snapshot.seq)
     body = catch_up_frames(frames, after, events) or frames.view()
     body = f"retry: {RETRY_MILLISECONDS}\n\n".encode() + body
     return body + (frames.end() if _over(snapshot) else b"")
