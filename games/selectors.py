@@ -9,13 +9,13 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db import connection
 from django.db.models import QuerySet
 
 from games import engine
 from games.filters import GameFilter
 from games.models import Event, Game, GameStatus
 from players.models import Player
+from unoservice import fastsql
 from unoservice.errors import InvalidRequest, NotFound
 
 
@@ -29,21 +29,12 @@ def parse_game_id(raw: object) -> uuid.UUID:
 
 def game_by_id(game_id: object, *, lock: bool = False, skip_locked: bool = False) -> Game:
     """One game row, optionally locked (``FOR UPDATE``) for the caller's transaction.
-    With `skip_locked`, a row another transaction holds counts as not found.
-
-    Raw SQL on purpose: every move and view read starts here, and compiling the
-    ORM's SELECT of this wide row costs more CPU than PostgreSQL spends running it.
-    """
-    pk = Game._meta.pk
-    assert pk is not None
-    quote = connection.ops.quote_name
-    sql = f"SELECT * FROM {quote(Game._meta.db_table)} WHERE {quote(pk.column)} = %s"
-    if lock and connection.features.has_select_for_update:
-        sql += " FOR UPDATE SKIP LOCKED" if skip_locked else " FOR UPDATE"
-    params = [pk.get_db_prep_value(pk.to_python(game_id), connection)]
-    for game in Game.objects.raw(sql, params):
-        return game
-    raise NotFound("no such game")
+    With `skip_locked`, a row another transaction holds counts as not found. Every
+    move and view read starts here, hence `fastsql`."""
+    game = fastsql.select_by(Game, "id", game_id, lock=lock, skip_locked=skip_locked)
+    if game is None:
+        raise NotFound("no such game")
+    return game
 
 
 def game_get(game_id: object) -> Game:

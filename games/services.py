@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Field, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games import bots, dispatch, engine, presenters, selectors
@@ -36,6 +36,7 @@ from games.models import (
     seating_entry,
 )
 from players.models import Player, hash_token
+from unoservice import fastsql
 from unoservice.errors import (
     Forbidden,
     GameFull,
@@ -120,26 +121,9 @@ def _append(
                 at=now,
             )
         )
-    if rows:
-        _insert(Event, rows)
+    fastsql.insert_rows(Event, rows)
     game.last_seq += len(rows)
     return rows
-
-
-def _insert(model: type[Event], rows: Sequence[Event]) -> None:
-    """One multi-row INSERT, built by hand for the move path, where compiling
-    `bulk_create` costs more CPU than PostgreSQL spends running it."""
-    meta = model._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(f.column) for f in fields)
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    params = [
-        f.get_db_prep_save(getattr(obj, f.attname), connection) for obj in rows for f in fields
-    ]
-    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * len(rows))}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
 
 
 def _engine_items(
@@ -227,35 +211,17 @@ def _store(
 
 
 def _save(game: Game, fields: list[str]) -> None:
-    """Write `fields` of the locked row and bump its version.
-
-    One hand-built UPDATE: this runs on every move, and both `save()` and compiling
-    `QuerySet.update()` cost more CPU than PostgreSQL spends running the statement.
-    """
+    """Write `fields` of the locked row, `last_seq` and `updated_at`, and bump its
+    version, in one UPDATE (`fastsql`: this runs on every move). On PostgreSQL the
+    statement also sends the live streams' notification (games.live.notify), which
+    PostgreSQL delivers only if the transaction commits."""
     game.version += 1
     game.updated_at = timezone.now()
-    meta = Game._meta
-    assert meta.pk is not None
-    quote = connection.ops.quote_name
-    assignments, params = [], []
-    for name in [*fields, "version", "last_seq", "updated_at"]:
-        field = meta.get_field(name)
-        assert isinstance(field, Field)
-        assignments.append(f"{quote(field.column)} = %s")
-        params.append(field.get_db_prep_save(getattr(game, field.attname), connection))
-    joined = ""
-    if connection.vendor == "postgresql":
-        # Live streams hear of the change when it commits (games.live.notify); the
-        # subquery runs pg_notify once, in this statement, for no extra round trip.
-        joined = " FROM (SELECT pg_notify(%s, %s)) AS notified"
-        params += [notify.CHANNEL, notify.payload(game.pk, game.last_seq)]
-    params.append(meta.pk.get_db_prep_value(game.pk, connection))
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)}{joined}"
-        f" WHERE {quote(meta.pk.column)} = %s"
+    # Only PostgreSQL has NOTIFY: elsewhere the hub polls for changes.
+    notification = (
+        notify.expression(game.pk, game.last_seq) if connection.vendor == "postgresql" else None
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    fastsql.update_fields(game, [*fields, "version", "last_seq", "updated_at"], also=notification)
 
 
 def _human_at(game: Game, seat: int) -> str | None:

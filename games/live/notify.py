@@ -18,6 +18,12 @@ def payload(game_id: object, seq: int) -> str:
     return f"{game_id} {seq}"
 
 
+def expression(game_id: object, seq: int) -> tuple[str, list[object]]:
+    """The notification as an SQL expression and its parameters, for the game's
+    UPDATE to evaluate (``unoservice.fastsql.update_fields(also=...)``)."""
+    return "pg_notify(%s, %s)", [CHANNEL, payload(game_id, seq)]
+
+
 def parse_payload(text: str) -> tuple[uuid.UUID, int] | None:
     """(game id, seq) from a payload, or None for anything else on the channel."""
     game_id, _, seq = text.partition(" ")

@@ -1,0 +1,222 @@
+"""CPU per call of the hand-built statements (unoservice/fastsql.py) against the ORM
+calls they replace, on PostgreSQL.
+
+    python -m bench.fastsql [--database-url postgres://...] [--calls 2000] [--repeats 7]
+
+It recreates a local PostgreSQL database (default ``uno_bench_fastsql``; its name
+must contain "bench", as it is dropped first), migrates it as bench/profile_move.py
+does, makes a player and a running 4-player game through the services, then times
+each statement every way: `--calls` calls in one transaction (rolled back), the
+CPU time of this thread (``time.thread_time``: waiting for PostgreSQL left out),
+the ways taking turns, `--repeats` times. It prints the median microseconds
+per call of each way and each ORM way's ratio to the helper (ORM / helper).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from bench.profile_move import django_for
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/uno_bench_fastsql"
+
+# The fields a move writes (games.services._store and _save).
+MOVE_FIELDS = [
+    "state",
+    "turn_deadline",
+    "bot_due_at",
+    "status",
+    "winner",
+    "finished_at",
+    "version",
+    "last_seq",
+    "updated_at",
+]
+# A move appends 1.4 events on average: one (a card played, a draw) or two (a card
+# and a colour chosen, a penalty and a skipped turn, ...), rarely three or four.
+EVENTS_PER_MOVE = (1, 2)
+
+Call = Callable[[], object]
+
+
+class _Rollback(Exception):
+    pass
+
+
+def cpu_per_call(call: Call, calls: int) -> float:
+    """Microseconds of this thread's CPU per call, `calls` calls in one transaction
+    that is then rolled back."""
+    from django.db import transaction
+
+    try:
+        with transaction.atomic():
+            started = time.thread_time()
+            for _ in range(calls):
+                call()
+            elapsed = time.thread_time() - started
+            raise _Rollback
+    except _Rollback:
+        pass
+    return elapsed / calls * 1e6
+
+
+def compare(ways: dict[str, Call], calls: int, repeats: int) -> dict[str, float]:
+    """Median microseconds per call of each way, the ways taking turns."""
+    samples: dict[str, list[float]] = {name: [] for name in ways}
+    for call in ways.values():  # warm up: plans, statement caches
+        cpu_per_call(call, max(calls // 10, 1))
+    for _ in range(repeats):
+        for name, call in ways.items():
+            samples[name].append(cpu_per_call(call, calls))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def fixtures() -> tuple[str, Any]:
+    """A player's token and a running 4-player game, snapshot and all."""
+    from games import services
+    from players.models import Player, hash_token
+
+    players = []
+    for name in ("Ann", "Bob", "Cid", "Dee"):
+        token = f"bench-fastsql-{name}"
+        players.append(Player.objects.create(name=name, token_hash=hash_token(token)))
+    game = services.game_create(
+        host=players[0], max_players=4, target_score=0, turn_timeout=30, seed=7
+    ).game
+    for player in players[1:]:
+        services.game_join(game_id=game.pk, player=player)
+    game = services.game_start(game_id=game.pk, player=players[0]).game
+    return "bench-fastsql-Ann", game
+
+
+def raw_sql(model: Any, column: str, *, lock: bool = False) -> str:
+    """The statement `fastsql.select_by` sends, with ``SELECT *`` for `raw()`."""
+    from django.db import connection
+
+    locking = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
+    return f'SELECT * FROM "{model._meta.db_table}" WHERE "{column}" = %s{locking}'
+
+
+def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
+    from django.db import connection
+
+    from games.models import Event, Game
+    from players.models import Player, hash_token
+    from unoservice import fastsql
+
+    seq = [game.last_seq]
+
+    def events(count: int) -> list[Event]:
+        at = game.updated_at
+        rows = []
+        for _ in range(count):
+            seq[0] += 1
+            data = {"card": 17, "from": "hand", "seat": 1, "left": 6}
+            rows.append(Event(game=game, seq=seq[0], round=1, type="card_played", data=data, at=at))
+        return rows
+
+    def move_values() -> dict[str, Any]:
+        game.version += 1
+        game.updated_at = game.updated_at + dt.timedelta(microseconds=1)
+        return {name: getattr(game, name) for name in MOVE_FIELDS}
+
+    def update_orm() -> None:
+        Game.objects.filter(pk=game.pk).update(**move_values())
+
+    def update_save() -> None:
+        move_values()
+        game.save(update_fields=MOVE_FIELDS)
+
+    def update_helper() -> None:
+        move_values()
+        fastsql.update_fields(game, MOVE_FIELDS)
+
+    token_hash = hash_token(token)
+    # raw() sends its parameters as they are: the key as the column stores it.
+    game_key = Game._meta.get_field("id").get_db_prep_value(game.pk, connection)
+    game_sql, player_sql = raw_sql(Game, "id", lock=True), raw_sql(Player, "token_hash")
+    inserts: list[tuple[str, dict[str, Call]]] = [
+        (
+            f"insert {count} event{'s' if count > 1 else ''}",
+            {
+                "bulk_create": partial(lambda n: Event.objects.bulk_create(events(n)), count),
+                "fastsql.insert_rows": partial(
+                    lambda n: fastsql.insert_rows(Event, events(n)), count
+                ),
+            },
+        )
+        for count in EVENTS_PER_MOVE
+    ]
+    return [
+        *inserts,
+        (
+            f"update {len(MOVE_FIELDS)} game fields",
+            {
+                "QuerySet.update": update_orm,
+                "save(update_fields)": update_save,
+                "fastsql.update_fields": update_helper,
+            },
+        ),
+        (
+            "lock the game row",
+            {
+                "select_for_update().get(pk)": lambda: Game.objects.select_for_update().get(
+                    pk=game.pk
+                ),
+                "select_for_update().filter(pk).first()": lambda: (
+                    Game.objects.select_for_update().filter(pk=game.pk).first()
+                ),
+                "objects.raw(same SQL)": lambda: next(iter(Game.objects.raw(game_sql, [game_key]))),
+                "fastsql.select_by(lock=True)": lambda: fastsql.select_by(
+                    Game, "id", game.pk, lock=True
+                ),
+            },
+        ),
+        (
+            "player by token hash",
+            {
+                "filter(token_hash).first()": lambda: Player.objects.filter(
+                    token_hash=token_hash
+                ).first(),
+                "get(token_hash)": lambda: Player.objects.get(token_hash=token_hash),
+                "objects.raw(same SQL)": lambda: next(
+                    iter(Player.objects.raw(player_sql, [token_hash]))
+                ),
+                "fastsql.select_by": lambda: fastsql.select_by(Player, "token_hash", token_hash),
+            },
+        ),
+    ]
+
+
+def report(title: str, medians: dict[str, float]) -> str:
+    """The ways' medians, and each ORM way's ratio to the helper (the last way)."""
+    *orm, (helper_name, helper) = medians.items()
+    lines = [title]
+    for name, micros in orm:
+        lines.append(f"  {name:<40} {micros:8.1f} us  {micros / helper:4.2f}x the helper")
+    lines.append(f"  {helper_name:<40} {helper:8.1f} us")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args(argv)
+    with django_for(args.database_url):
+        print(f"CPU per call, median of {args.repeats} x {args.calls} calls (PostgreSQL):")
+        for title, ways in cases(*fixtures()):
+            print(report(title, compare(ways, args.calls, args.repeats)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,290 @@
+"""The hand-built statements write and read exactly what the ORM calls they replace
+would, and lock rows as ``select_for_update()`` does."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models import Model
+
+from games.models import Event, Game, GameStatus
+from players.models import Player
+from tests.factories import GameFactory, Persona, PlayerFactory, human_to_act_game
+from unoservice import fastsql
+
+T = TypeVar("T")
+
+NOW = dt.datetime(2025, 3, 14, 15, 9, 26, 535897, tzinfo=dt.UTC)
+JOIN_TIMEOUT = 30
+BLOCKED_WITHIN = 10.0
+
+
+def columns(model: type[Model], instance: Model) -> dict[str, Any]:
+    return {f.attname: getattr(instance, f.attname) for f in model._meta.concrete_fields}
+
+
+def stored(rows: Any, *without: str) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k not in without} for row in rows]
+
+
+def events_of(game: Game) -> list[Event]:
+    """Events with every kind of value: nested JSON, NULLs, microseconds."""
+    return [
+        Event(game=game, seq=1, round=None, type="player_joined", seat=0, data={}, at=NOW),
+        Event(
+            game=game,
+            seq=2,
+            round=3,
+            type="card_played",
+            seat=None,
+            data={"card": 17, "hands": [[1, 2], []], "note": "é\u2603", "ok": True, "x": None},
+            at=NOW + dt.timedelta(microseconds=1),
+        ),
+    ]
+
+
+# -- insert_rows ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_inserted_events_are_stored_exactly_as_bulk_create_stores_them(host: Persona) -> None:
+    by_helper, by_orm = GameFactory(host=host.player), GameFactory(host=host.player)
+
+    fastsql.insert_rows(Event, events_of(by_helper))
+    Event.objects.bulk_create(events_of(by_orm))
+
+    helper_rows = Event.objects.filter(game=by_helper).order_by("seq").values()
+    orm_rows = Event.objects.filter(game=by_orm).order_by("seq").values()
+    assert len(helper_rows) == 2
+    assert stored(helper_rows, "id", "game_id") == stored(orm_rows, "id", "game_id")
+
+
+@pytest.mark.django_db
+def test_inserted_players_keep_their_own_key_and_get_their_creation_time_as_with_bulk_create() -> (
+    None
+):
+    with time_machine.travel(NOW, tick=False):
+        made = [Player(name="Ann", token_hash="a" * 64), Player(name="Bob", token_hash="b" * 64)]
+        fastsql.insert_rows(Player, made)
+        Player.objects.bulk_create(
+            [Player(name="Ann", token_hash="c" * 64), Player(name="Bob", token_hash="d" * 64)]
+        )
+
+    helper_rows = Player.objects.filter(pk__in=[p.pk for p in made]).order_by("name").values()
+    orm_rows = Player.objects.exclude(pk__in=[p.pk for p in made]).order_by("name").values()
+    assert [row["id"] for row in helper_rows] == [p.pk for p in made]
+    assert [row["created_at"] for row in helper_rows] == [NOW, NOW]
+    assert stored(helper_rows, "id", "token_hash") == stored(orm_rows, "id", "token_hash")
+
+
+@pytest.mark.django_db
+def test_inserting_no_rows_sends_no_statement(django_assert_num_queries: Any) -> None:
+    with django_assert_num_queries(0):
+        fastsql.insert_rows(Event, [])
+
+
+# -- update_fields -------------------------------------------------------------------
+
+MOVE_FIELDS = ["state", "seating", "status", "turn_deadline", "winner", "version", "host_id"]
+
+
+def twin_games(host: Persona) -> tuple[Game, Game]:
+    with time_machine.travel(NOW, tick=False):
+        return GameFactory(host=host.player, seed=7), GameFactory(host=host.player, seed=7)
+
+
+def change(game: Game, new_host: Player) -> dict[str, Any]:
+    game.state = {"hands": [[1, 2, 3], [4]], "pending": None, "seed": 7}
+    game.seating = [{"player": {"id": str(new_host.pk), "name": new_host.name}, "bot": None}]
+    game.status = GameStatus.PLAYING
+    game.turn_deadline = NOW + dt.timedelta(seconds=30, microseconds=7)
+    game.winner = 0
+    game.version += 1
+    game.host_id = new_host.pk
+    return {f: getattr(game, f) for f in MOVE_FIELDS}
+
+
+@pytest.mark.django_db
+def test_updated_fields_are_stored_exactly_as_queryset_update_stores_them(host: Persona) -> None:
+    by_helper, by_orm = twin_games(host)
+    new_host = PlayerFactory()
+
+    change(by_helper, new_host)
+    updated = fastsql.update_fields(by_helper, MOVE_FIELDS)
+    Game.objects.filter(pk=by_orm.pk).update(**change(by_orm, new_host))
+
+    assert updated == 1
+    helper_row, orm_row = (Game.objects.filter(pk=g.pk).values().get() for g in (by_helper, by_orm))
+    assert stored([helper_row], "id") == stored([orm_row], "id")
+    assert helper_row["host_id"] == new_host.pk
+
+
+@pytest.mark.django_db
+def test_an_update_writes_only_the_fields_it_names(host: Persona) -> None:
+    game = GameFactory(host=host.player, target_score=500)
+    game.target_score = 100
+    game.version = 9
+
+    fastsql.update_fields(game, ["version"])
+
+    game.refresh_from_db()
+    assert (game.version, game.target_score) == (9, 500)
+
+
+@pytest.mark.django_db
+def test_an_update_of_a_row_that_is_gone_updates_nothing(host: Persona) -> None:
+    game = GameFactory(host=host.player)
+    Game.objects.filter(pk=game.pk).delete()
+
+    assert fastsql.update_fields(game, ["version"]) == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_extra_expression_runs_in_the_same_update(host: Persona) -> None:
+    game = GameFactory(host=host.player)
+    game.version = 5
+
+    also = ("set_config('fastsql.seen', %s, true)", ["yes"])
+    assert fastsql.update_fields(game, ["version"], also=also) == 1
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('fastsql.seen')")
+        assert cursor.fetchone() == ("yes",)
+    game.refresh_from_db()
+    assert game.version == 5
+
+
+# -- select_by -----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lock", [False, True])
+def test_a_selected_game_equals_the_orms_in_every_field_and_saves_as_an_update(
+    host: Persona, guest: Persona, lock: bool
+) -> None:
+    game = human_to_act_game(host, guest)
+    assert game.state is not None
+    assert game.turn_deadline is not None
+
+    with transaction.atomic():
+        found = fastsql.select_by(Game, "id", str(game.pk), lock=lock)
+
+    assert found is not None
+    assert columns(Game, found) == columns(Game, Game.objects.get(pk=game.pk))
+    assert (found._state.adding, found._state.db) == (False, "default")
+    found.target_score = 250
+    found.save()
+    assert Game.objects.count() == 1
+    assert Game.objects.get(pk=game.pk).target_score == 250
+
+
+@pytest.mark.django_db
+def test_a_player_found_by_token_hash_equals_the_orms_in_every_field(host: Persona) -> None:
+    found = fastsql.select_by(Player, "token_hash", host.player.token_hash)
+
+    assert found is not None
+    assert columns(Player, found) == columns(Player, Player.objects.get(pk=host.player.pk))
+    assert (found._state.adding, found._state.db) == (False, "default")
+
+
+@pytest.mark.django_db
+def test_no_matching_row_is_none() -> None:
+    assert fastsql.select_by(Player, "token_hash", "0" * 64) is None
+    assert fastsql.select_by(Game, "id", "6f1c2a34-0000-4000-8000-000000000000") is None
+
+
+@pytest.mark.django_db
+def test_a_malformed_value_is_refused_as_the_orm_refuses_it() -> None:
+    with pytest.raises(ValidationError):
+        Game.objects.filter(pk="not-a-uuid").first()
+    with pytest.raises(ValidationError):
+        fastsql.select_by(Game, "id", "not-a-uuid")
+
+
+def test_only_a_unique_column_may_be_selected_by() -> None:
+    with pytest.raises(ValueError, match="not unique"):
+        fastsql.select_by(Player, "name", "Ann")
+
+
+# -- locks (PostgreSQL) ------------------------------------------------------------
+
+
+def on_another_connection(call: Callable[[], T]) -> tuple[threading.Thread, list[T]]:
+    """Start `call` in its own transaction on a thread of its own (so on its own
+    database connection); the list receives its result."""
+    results: list[T] = []
+
+    def run() -> None:
+        try:
+            with transaction.atomic():
+                results.append(call())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, results
+
+
+def sessions_waiting_for_a_lock() -> int:
+    with connection.cursor() as cursor:
+        # Activity is read once per transaction unless the snapshot is cleared.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_row_makes_a_second_lock_wait_until_the_holder_commits(host: Persona) -> None:
+    game = GameFactory(host=host.player)
+
+    with transaction.atomic():
+        assert fastsql.select_by(Game, "id", game.pk, lock=True) is not None
+        thread, results = on_another_connection(
+            lambda: fastsql.select_by(Game, "id", game.pk, lock=True)
+        )
+        deadline = time.monotonic() + BLOCKED_WITHIN
+        while sessions_waiting_for_a_lock() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sessions_waiting_for_a_lock() == 1
+        assert thread.is_alive()
+        assert results == []
+    thread.join(JOIN_TIMEOUT)
+
+    assert not thread.is_alive()
+    assert [r.pk for r in results if r is not None] == [game.pk]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_skip_locked_finds_nothing_while_another_transaction_holds_the_row(
+    host: Persona,
+) -> None:
+    game = GameFactory(host=host.player)
+
+    def skipping() -> Game | None:
+        return fastsql.select_by(Game, "id", game.pk, lock=True, skip_locked=True)
+
+    with transaction.atomic():
+        fastsql.select_by(Game, "id", game.pk, lock=True)
+        thread, while_held = on_another_connection(skipping)
+        thread.join(JOIN_TIMEOUT)
+    thread, after = on_another_connection(skipping)
+    thread.join(JOIN_TIMEOUT)
+
+    assert while_held == [None]
+    assert [r.pk for r in after if r is not None] == [game.pk]
