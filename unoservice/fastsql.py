@@ -53,6 +53,13 @@ def _concrete(model: type[Model], name: str) -> Field[Any, Any]:
     return field
 
 
+def _column(field: Field[Any, Any]) -> str:
+    """A concrete field's column (the stubs allow None, which only a field with no
+    column of its own has)."""
+    assert field.column is not None
+    return field.column
+
+
 class _Insert(NamedTuple):
     head: str
     row: str
@@ -76,7 +83,7 @@ def insert_rows(model: type[M], rows: Sequence[M]) -> None:
         # A column the database fills (an auto-increment key) is left to it.
         fields = [f for f in meta.concrete_fields if not f.generated and not f.db_returning]
         quote = db.ops.quote_name
-        columns = ", ".join(quote(f.column) for f in fields)
+        columns = ", ".join(quote(_column(f)) for f in fields)
         return _Insert(
             head=f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ",
             row="(" + ", ".join(["%s"] * len(fields)) + ")",
@@ -116,11 +123,11 @@ def update_fields(instance: Model, fields: Sequence[str], *, also: Extra | None 
         assert meta.pk is not None
         quote = db.ops.quote_name
         chosen = [_concrete(model, name) for name in fields]
-        assignments = ", ".join(f"{quote(f.column)} = %s" for f in chosen)
+        assignments = ", ".join(f"{quote(_column(f))} = %s" for f in chosen)
         joined = f" FROM (SELECT {also[0]}) AS also" if also is not None else ""
         return _Update(
             head=f"UPDATE {quote(meta.db_table)} SET {assignments}",
-            tail=f"{joined} WHERE {quote(meta.pk.column)} = %s",
+            tail=f"{joined} WHERE {quote(_column(meta.pk))} = %s",
             fields=chosen,
             pk=meta.pk,
         )
@@ -176,8 +183,8 @@ def select_by(
         quote = db.ops.quote_name
         fields = meta.concrete_fields
         sql = (
-            f"SELECT {', '.join(quote(f.column) for f in fields)}"
-            f" FROM {quote(meta.db_table)} WHERE {quote(column.column)} = %s"
+            f"SELECT {', '.join(quote(_column(f)) for f in fields)}"
+            f" FROM {quote(meta.db_table)} WHERE {quote(_column(column))} = %s"
         )
         if lock and db.features.has_select_for_update:
             skip = skip_locked and db.features.has_select_for_update_skip_locked
