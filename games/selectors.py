@@ -103,7 +103,7 @@ def round_history(game: Game, round_number: int) -> list[engine.Event]:
     for a bot's `history`."""
     rows = Event.objects.filter(game=game, round=round_number).order_by("seq")
     return [
-        engine.Event(row.type, row.seat, row.data, row.round)
+        engine.Event(row.type, row.seat, row.data, round_number)
         for row in rows.only("type", "seat", "data", "round")
     ]
 

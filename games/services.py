@@ -467,9 +467,9 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
                     other.save(update_fields=["seat"])
             seats = remaining
             if game.host_id == player.pk:
-                humans = [s for s in seats if s.player_id is not None and s.bot is None]
+                humans = [s.player_id for s in seats if s.player_id is not None and s.bot is None]
                 if humans:
-                    game.host_id = humans[0].player_id
+                    game.host_id = humans[0]
             game.seating = [s.seating_entry() for s in seats]
         elif seat.bot is None:
             items.append(_hand_to_bot(game, seat, round_no, timed_out=False))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import uuid
 from typing import Any
 
 from django.db import transaction
@@ -39,7 +40,7 @@ def player_create(*, name: str) -> tuple[Player, str]:
     return player, token
 
 
-def player_link_user(*, player_id: object, user: Any) -> Player:
+def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
     """Link a player to a Django user (or unlink, with None): a staff user's player
     reads complete logs. Locks the player row."""
     with transaction.atomic():
