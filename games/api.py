@@ -22,7 +22,9 @@ from games.live import access, sse
 from games.live.hub import Snapshot
 from games.models import Game, GameStatus
 from games.serializers import (
+    CHALLENGE_EXAMPLES,
     GAME_ID,
+    MOVE_EXAMPLES,
     BotIn,
     ChallengeIn,
     EventsPageOut,
@@ -44,6 +46,19 @@ from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_response
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
+
+# The answers a move (or a challenge decision) may get.
+_MOVE_ERRORS = (400, 401, 403, 404, 409, 415, 422, 429)
+_MOVE_TEXT = {
+    400: "invalid_request: `version` missing or not a non-negative integer, an unknown "
+    "action, a field the action does not take, a missing card, colour or target, an "
+    "unknown card id",
+    403: "forbidden: you hold no seat in this game",
+    409: "wrong_phase (the game is not playing, or a pending decision is not this one), "
+    "stale_version (`details.version` is the current one), not_your_turn, or "
+    "idempotency_key_in_use",
+    422: "illegal_move (the rules forbid it, the message says why) or idempotency_key_reused",
+}
 
 
 def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
@@ -101,6 +116,12 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
             ),
             *COMMON_HEADERS,
         ],
+        summary="List games",
+        description="The lobby and the history: every game, newest first, 50 a page, as "
+        "summaries without cards. `status=waiting` lists the games that still take "
+        "players; `mine=true` only those in which you hold a seat (a seat a bot took over "
+        "from you does not count). Any player may list. An empty parameter counts as "
+        "absent; an unknown status or a `mine` other than true, false, 1 or 0 is a 400.",
         responses={
             200: GameSummaryOut(many=True),
             **error_responses(400, 401, 404, 429, descriptions={404: "not_found: no such page"}),
@@ -114,9 +135,32 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
         return self.get_paginated_response(results)
 
     @extend_schema(
+        summary="Create a game",
+        description="Creates a waiting game with you as its host at seat 0 and answers "
+        "with your view of it. Every field is optional: 2-10 seats (4), the target score "
+        "(500; 0 plays a single round), a turn timer in seconds (none) and the house "
+        "rules (all off). `seed` fixes every deal, so whoever picks it knows every hand: "
+        "only staff may send it (403), unless the service runs in development. A key "
+        "the body does not take is a 400. You may host or sit in at most 10 waiting or "
+        "running games; an eleventh is 409 too_many_games.",
         request=GameCreateIn,
         parameters=IDEMPOTENT_HEADERS,
-        responses={201: GameViewOut, **error_responses(400, 401, 409, 422, 429)},
+        responses={
+            201: GameViewOut,
+            **error_responses(
+                400,
+                401,
+                403,
+                409,
+                415,
+                422,
+                429,
+                descriptions={
+                    403: "forbidden: only staff may choose a game's seed",
+                    409: "too_many_games, or idempotency_key_in_use",
+                },
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         def create() -> Response:
@@ -129,6 +173,12 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
 
 class GameDetailView(APIView):
     @extend_schema(
+        summary="Get a game",
+        description="Your view of the game: the settings, the seats with their card "
+        "counts and scores, the table, whose turn it is and what decision is pending. "
+        "When you hold a seat, `you` has your hand and every move you may make now "
+        "(`legal_moves`); for a spectator it is null. Any player may look at any game. "
+        "Send the `version` with your next move.",
         parameters=[GAME_ID, *COMMON_HEADERS],
         responses={200: GameViewOut, **error_responses(401, 404, 429)},
     )
@@ -138,16 +188,21 @@ class GameDetailView(APIView):
 
 
 def _seat_action_view(
-    service: Callable[..., services.Outcome], statuses: tuple[int, ...], summary: str
+    service: Callable[..., services.Outcome],
+    statuses: tuple[int, ...],
+    summary: str,
+    description: str,
+    errors: dict[int, str],
 ) -> type[APIView]:
     """A POST that changes who sits at the table and answers with the caller's view."""
 
     class SeatActionView(APIView):
         @extend_schema(
             summary=summary,
+            description=f"{description} No body.",
             request=None,
             parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-            responses={200: GameViewOut, **error_responses(*statuses)},
+            responses={200: GameViewOut, **error_responses(*statuses, descriptions=errors)},
         )
         def post(self, request: Request, game_id: str) -> Response:
             game_uuid = selectors.parse_game_id(game_id)
@@ -162,26 +217,82 @@ def _seat_action_view(
 
 
 GameJoinView = _seat_action_view(
-    services.game_join, (400, 401, 404, 409, 422, 429), "Take the next free seat"
+    services.game_join,
+    (400, 401, 404, 409, 422, 429),
+    "Take the next free seat",
+    "Seats you at the next free seat of a waiting game and answers with your view. "
+    "Joining a game you already sit in changes nothing.",
+    {
+        409: "wrong_phase (the game has started), game_full, too_many_games (you already "
+        "sit in 10 waiting or running games) or idempotency_key_in_use"
+    },
 )
 GameStartView = _seat_action_view(
-    services.game_start, (400, 401, 403, 404, 409, 422, 429), "Deal round 1 (host only)"
+    services.game_start,
+    (400, 401, 403, 404, 409, 422, 429),
+    "Deal round 1 (host only)",
+    "The host starts the game with the seats taken, humans or bots (at least 2): round "
+    "1 is dealt and the game is playing. Answers with your view.",
+    {
+        403: "forbidden: only the host may start the game",
+        409: "wrong_phase (already started, or fewer than 2 seats) or idempotency_key_in_use",
+    },
 )
 GameLeaveView = _seat_action_view(
-    services.game_leave, (400, 401, 403, 404, 409, 422, 429), "Leave; a bot takes a running seat"
+    services.game_leave,
+    (400, 401, 403, 404, 409, 422, 429),
+    "Leave; a bot takes a running seat",
+    "Before the start your seat is freed and the seats after it move up; a leaving host "
+    "hands the game to the next human, and a game left without humans is abandoned. "
+    "Once the game runs, a greedy bot takes your seat for good and the game goes on. A "
+    "seat a bot took over after your timeouts may be left too, giving up the right to "
+    "resume it. When the last human leaves a running game, it pauses if a timed-out "
+    "player may still resume, and is abandoned otherwise. Answers with your view, "
+    "usually a spectator's.",
+    {
+        403: "forbidden: you hold no seat in this game",
+        409: "wrong_phase (the game is over) or idempotency_key_in_use",
+    },
 )
 GameResumeView = _seat_action_view(
     services.seat_resume,
     (400, 401, 403, 404, 409, 422, 429),
     "Take back the seat a bot took over after your timeouts",
+    "Three timeouts in a row hand your seat to a bot; this gives it back to you, at any "
+    "time while the game runs. Your run of timeouts starts again from zero, and a game "
+    "paused for want of humans goes on. Answers with your view.",
+    {
+        403: "forbidden: you hold no seat in this game",
+        409: "wrong_phase (the game is not running, or no seat of yours is held by a bot "
+        "after timeouts: a seat you left cannot be resumed) or idempotency_key_in_use",
+    },
 )
 
 
 class GameBotsView(APIView):
     @extend_schema(
+        summary="Add a bot (host only)",
+        description="The host seats a bot of the strategy named at the next free seat, "
+        "while the game waits. Answers with your view.",
         request=BotIn,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={201: GameViewOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+        responses={
+            201: GameViewOut,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                415,
+                422,
+                429,
+                descriptions={
+                    403: "forbidden: only the host may add bots",
+                    409: "wrong_phase (the game has started), game_full or idempotency_key_in_use",
+                },
+            ),
+        },
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -212,9 +323,19 @@ def _parse_move_body(data: Any) -> tuple[int, Move]:
 
 class GameMovesView(APIView):
     @extend_schema(
+        summary="Make a move",
+        description="Sends one move, with the game's `version` you decided it on. The "
+        "simplest correct client sends one of `you.legal_moves` from the game view, plus "
+        "`version` (and `uno: true` when playing its second-to-last card). Answers with "
+        "your new view and the events the move caused, as you may see them: a skip, the "
+        "draw a Draw Two forces, the end of the round, the next deal. Checked in this "
+        "order: the body's shape (400), your seat (403), the game's phase (409 "
+        "wrong_phase), the version (409 stale_version: read the game again and decide "
+        "afresh), the turn (409 not_your_turn) and the rules (422 illegal_move).",
         request=MoveIn,
+        examples=MOVE_EXAMPLES,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+        responses={200: MoveResultOut, **error_responses(*_MOVE_ERRORS, descriptions=_MOVE_TEXT)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -231,9 +352,14 @@ class GameMovesView(APIView):
 
 class GameChallengeView(APIView):
     @extend_schema(
+        summary="Challenge or accept a Wild Draw Four",
+        description="Decides a Wild Draw Four played on you: `challenge: true` "
+        "challenges it, `false` accepts it. The same as sending the action `challenge` "
+        "or `accept` to the moves, with the same answer and errors.",
         request=ChallengeIn,
+        examples=CHALLENGE_EXAMPLES,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={200: MoveResultOut, **error_responses(400, 401, 403, 404, 409, 422, 429)},
+        responses={200: MoveResultOut, **error_responses(*_MOVE_ERRORS, descriptions=_MOVE_TEXT)},
     )
     def post(self, request: Request, game_id: str) -> Response:
         game_uuid = selectors.parse_game_id(game_id)
@@ -253,6 +379,12 @@ class GameChallengeView(APIView):
 
 class GameEventsView(APIView):
     @extend_schema(
+        summary="Read the events after a seq (long poll)",
+        description="The game's events after `after`, at most 500 a call, redacted for "
+        "you while the game runs, with the game's `last_seq`: when it is beyond the last "
+        "event you got, ask again from there. With `wait` and no event yet, the request "
+        "is held until one comes or `wait` seconds pass (then the list is empty). Any "
+        "player may read any game's events; the live stream is cheaper still.",
         parameters=[GAME_ID, EventsQuery, *COMMON_HEADERS],
         responses={200: EventsPageOut, **error_responses(400, 401, 404, 429)},
     )
@@ -282,8 +414,14 @@ class GameEventsView(APIView):
 
 class GameLogView(APIView):
     @extend_schema(
+        summary="Read a game's whole log",
+        description="Every event from seq 1 with the game's summary. While the game runs "
+        "the log is redacted for you as the events are, and `seed` and `seeds` are null. "
+        "Once it is finished or abandoned, and always for staff, it is complete: every "
+        "card, the game's seed and each round's, from which the rules replay the game "
+        "exactly.",
         parameters=[GAME_ID, *COMMON_HEADERS],
-        responses={200: LogOut, **error_responses(401, 404, 429)},
+        responses={200: LogOut, **error_responses(401, 404, 429, 500)},
     )
     def get(self, request: Request, game_id: str) -> Response:
         """The whole log: redacted for the caller while the game runs; complete, with
@@ -306,8 +444,26 @@ class GameLogView(APIView):
 
 class GameReplayView(APIView):
     @extend_schema(
+        summary="The whole table after an event",
+        description="Every hand and both piles as they stood after event `seq`, rebuilt "
+        "from the log and the seeds. For games that are finished or abandoned, and for "
+        "staff at any time.",
         parameters=[GAME_ID, ReplayQuery, *COMMON_HEADERS],
-        responses={200: ReplayOut, **error_responses(400, 401, 403, 404, 429)},
+        responses={
+            200: ReplayOut,
+            **error_responses(
+                400,
+                401,
+                403,
+                404,
+                429,
+                500,
+                descriptions={
+                    403: "forbidden: the game still runs and you are not staff",
+                    404: "not_found: no such game, or `seq` is past the end of the log",
+                },
+            ),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
         """The full table after event `seq`, re-made from the log: for games that are
@@ -338,6 +494,13 @@ class GameStreamView(APIView):
 
     @extend_schema(
         summary="Follow a game live (Server-Sent Events)",
+        description="A stream of the game for you, seated or spectator: your view, "
+        "then after every change its events (as the events endpoint shows them to you) "
+        "and your new view, so a client never polls. Send a bearer token, or a stream "
+        "ticket as `ticket` from a browser's EventSource. Reconnect with "
+        "`Last-Event-ID` (or `after`) to get what you missed first; more than 500 events "
+        "behind, you get a fresh view instead. Errors come as JSON before the stream "
+        "begins; opening a stream counts as one request against your rate limit.",
         parameters=[
             GAME_ID,
             OpenApiParameter(
@@ -382,6 +545,10 @@ class GameStreamView(APIView):
 class GameStreamTicketView(APIView):
     @extend_schema(
         summary="A one-time ticket for a browser's EventSource",
+        description="A browser's EventSource cannot send a token: this ticket opens the "
+        "game's stream (as `?ticket=`) once, for you, within 60 seconds. Any player may "
+        "get one for any game. A ticket is a credential, so its answer is never kept for "
+        "an Idempotency-Key: the same key gets a new ticket. No body.",
         request=None,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
         responses={201: StreamTicketOut, **error_responses(400, 401, 404, 429)},

@@ -3,16 +3,18 @@ the OpenAPI schema; views build the dicts directly, which keeps the move path le
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 from rest_framework import serializers
 
-from games.engine.cards import DECK_SIZE, IS_WILD, NUMBER_OF
-from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
+from games.engine.cards import CODE_OF, DECK_SIZE, IS_WILD, NUMBER_OF
+from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, PendingType
+from games.engine.vocabulary import VOCABULARY, Direction
+from games.event_schema import EventSchemas
 from games.models import BotStrategy, GameStatus
 from unoservice.fields import (
     QueryIntegerField,
@@ -22,6 +24,8 @@ from unoservice.fields import (
 )
 
 COLORS = ["red", "yellow", "green", "blue"]
+DIRECTIONS = list(get_args(Direction))
+PENDING_TYPES = list(get_args(PendingType))
 BOT_STRATEGIES = BotStrategy.values
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
@@ -136,13 +140,19 @@ class MoveInScheme(OpenApiSerializerExtension):
                 body(
                     "ChooseColorMoveIn",
                     "choose the colour after a Wild turned up first",
-                    action=(enum("ChooseColorAction", "string", ["choose_color"], ""), True),
+                    action=(
+                        enum("ChooseColorAction", "string", ["choose_color"], "name a colour"),
+                        True,
+                    ),
                     color=(color, True),
                 ),
                 body(
                     "CatchUnoMoveIn",
                     "catch a seat that did not say UNO",
-                    action=(enum("CatchUnoAction", "string", ["catch_uno"], ""), True),
+                    action=(
+                        enum("CatchUnoAction", "string", ["catch_uno"], "catch a forgotten UNO"),
+                        True,
+                    ),
                     target=(seat, True),
                 ),
                 body(
@@ -179,9 +189,75 @@ class MoveInScheme(OpenApiSerializerExtension):
         }
 
 
+def _example(summary: str, description: str, **body: Any) -> OpenApiExample:
+    return OpenApiExample(
+        summary, value={"version": 14, **body}, description=description, request_only=True
+    )
+
+
+MOVE_EXAMPLES = [
+    _example(
+        "Play a number card",
+        "Card 55 is a green 5: it goes on a green card or another 5.",
+        action="play",
+        card=CODE_OF.index("G5"),
+    ),
+    _example(
+        "Play a Wild, name the colour, say UNO",
+        "A wild card names the colour to play on; `uno: true` says UNO with the "
+        "second-to-last card.",
+        action="play",
+        card=CODE_OF.index("W"),
+        color="red",
+        uno=True,
+    ),
+    _example(
+        "Play a 7 and swap hands (seven_o)",
+        "Under the seven_o house rule a 7 names the seat to swap hands with.",
+        action="play",
+        card=CODE_OF.index("R7"),
+        target=2,
+    ),
+    _example("Draw", "Draw a card, or the stacked sum when facing a stack.", action="draw"),
+    _example(
+        "Pass",
+        "Keep the card just drawn, or end the turn when nothing can be drawn.",
+        action="pass",
+    ),
+    _example(
+        "Call UNO",
+        "Say UNO after playing the second-to-last card without `uno: true`, before anyone "
+        "catches you.",
+        action="call_uno",
+    ),
+    _example(
+        "Catch a forgotten UNO",
+        "Seat 1 holds one card and has not said UNO: it draws two.",
+        action="catch_uno",
+        target=1,
+    ),
+    _example("Challenge a Wild Draw Four", "Challenge the one played on you.", action="challenge"),
+    _example(
+        "Accept a Wild Draw Four", "Draw the cards at stake and lose the turn.", action="accept"
+    ),
+    _example(
+        "Choose the colour of a first Wild",
+        "When the round's first card is a Wild, the seat after the dealer names its colour.",
+        action="choose_color",
+        color="blue",
+    ),
+]
+
+
 class ChallengeIn(StrictSerializer):
-    version = StrictIntegerField(min_value=0)
-    challenge = StrictBooleanField()
+    version = StrictIntegerField(min_value=0, help_text="the game's version")
+    challenge = StrictBooleanField(help_text="true challenges the Wild Draw Four, false accepts it")
+
+
+CHALLENGE_EXAMPLES = [
+    _example("Challenge", "Challenge the Wild Draw Four played on you.", challenge=True),
+    _example("Accept", "Accept it: draw the cards at stake and lose the turn.", challenge=False),
+]
 
 
 class GameListQuery(serializers.Serializer[Any]):
@@ -252,7 +328,7 @@ class SeatOut(serializers.Serializer[Any]):
 
 
 class PendingOut(serializers.Serializer[Any]):
-    type = serializers.ChoiceField(choices=["challenge", "choose_color", "drawn_card", "stack"])
+    type = serializers.ChoiceField(choices=PENDING_TYPES)
     seat = _seat_field()
     amount = _count_field(required=False, help_text="cards at stake (challenge, stack)")
     accused = _seat_field(
@@ -283,7 +359,7 @@ class GameViewOut(serializers.Serializer[Any]):
     round = serializers.IntegerField(min_value=1, allow_null=True)
     dealer = _seat_field(allow_null=True)
     current_seat = _seat_field(allow_null=True)
-    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
+    direction = serializers.ChoiceField(choices=DIRECTIONS, allow_null=True)
     current_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
     top_card = CardOut(allow_null=True)
     draw_pile_count = _count_field(allow_null=True)
@@ -316,32 +392,7 @@ class GameSummaryOut(serializers.Serializer[Any]):
     created_at = serializers.DateTimeField()
 
 
-EVENT_TYPES = [
-    "player_joined",
-    "player_left",
-    "bot_added",
-    "seat_taken_by_bot",
-    "game_started",
-    "round_started",
-    "card_played",
-    "cards_drawn",
-    "turn_passed",
-    "uno_called",
-    "player_skipped",
-    "direction_changed",
-    "color_chosen",
-    "uno_caught",
-    "challenged",
-    "hand_revealed",
-    "hands_swapped",
-    "turn_timed_out",
-    "round_ended",
-    "game_ended",
-    "game_abandoned",  # an operator or an expired pause ended the game: data {"reason"}
-    "seat_resumed",  # a timed-out player took their seat back: data {"player"}
-    "game_paused",  # no human left, one may resume: data {"until"}
-    "game_resumed",  # the pause ended with a player back: data {}
-]
+EVENT_TYPES = list(VOCABULARY)
 
 
 class EventOut(serializers.Serializer[Any]):
@@ -350,7 +401,19 @@ class EventOut(serializers.Serializer[Any]):
     round = serializers.IntegerField(min_value=1, allow_null=True)
     type = serializers.ChoiceField(choices=EVENT_TYPES)
     seat = _seat_field(allow_null=True)
-    data = serializers.DictField(help_text="depends on type; see the API contract")
+    data = serializers.DictField()
+
+
+class EventScheme(OpenApiSerializerExtension):
+    """An event is one of a schema per type, generated from the engine's vocabulary,
+    with `data` spelt out key by key."""
+
+    target_class = EventOut
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        card = auto_schema.resolve_serializer(CardOut, direction).ref
+        schemas = EventSchemas(card, BOT_STRATEGIES)
+        return schemas.event(lambda name, schema: _component(auto_schema, name, schema))
 
 
 class MoveResultOut(serializers.Serializer[Any]):
@@ -395,7 +458,7 @@ class ReplayOut(serializers.Serializer[Any]):
     top_card = CardOut(required=False, allow_null=True)
     current_seat = _seat_field(allow_null=True)
     current_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
-    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
+    direction = serializers.ChoiceField(choices=DIRECTIONS, allow_null=True)
     pending = PendingOut(allow_null=True)
     scores = serializers.ListField(child=serializers.IntegerField(min_value=0))
 

@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -22,9 +22,21 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import bots, dispatch, engine, presenters, selectors
+from games import bots, dispatch, engine, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
+from games.engine.vocabulary import (
+    BotAddedData,
+    EventType,
+    GameAbandonedData,
+    GamePausedData,
+    GameResumedData,
+    PlayerJoinedData,
+    PlayerLeftData,
+    PlayerRef,
+    SeatResumedData,
+    SeatTakenByBotData,
+)
 from games.live import notify
 from games.models import (
     BotStrategy,
@@ -68,10 +80,6 @@ MAX_OPEN_GAMES = 10
 OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
 
 
-# An event a service appends: (type, seat, data, round).
-EventItem = tuple[str, int | None, dict[str, Any], int | None]
-
-
 @dataclass
 class Outcome:
     """What a service did: the game as saved and the events it appended."""
@@ -104,32 +112,27 @@ def _seat_of(seats: Sequence[Seat], player: Player) -> Seat | None:
 
 def _append(
     game: Game,
-    items: Sequence[EventItem],
+    items: Sequence[engine.Event],
     now: dt.datetime,
 ) -> list[Event]:
-    """Insert events with the next seqs (the game row is locked, so seqs cannot race)."""
+    """Insert events with the next seqs (the game row is locked, so seqs cannot race).
+    Services build theirs as `engine.Event`s too: one typed vocabulary for both."""
     rows = []
-    for offset, (type_, seat, data, round_no) in enumerate(items, start=1):
+    for offset, item in enumerate(items, start=1):
         rows.append(
             Event(
                 game=game,
                 seq=game.last_seq + offset,
-                round=round_no,
-                type=type_,
-                seat=seat,
-                data=data,
+                round=item.round,
+                type=item.type,
+                seat=item.seat,
+                data=item.data,
                 at=now,
             )
         )
     fastsql.insert_rows(Event, rows)
     game.last_seq += len(rows)
     return rows
-
-
-def _engine_items(
-    events: Sequence[engine.Event],
-) -> list[EventItem]:
-    return [(e.type, e.seat, e.data, e.round) for e in events]
 
 
 def _to_act_key(state: GameState) -> tuple[int | None, str | None]:
@@ -191,7 +194,7 @@ def _schedule(game: Game, state: GameState, now: dt.datetime) -> None:
 def _store(
     game: Game,
     state: GameState,
-    items: Sequence[EventItem],
+    items: Sequence[engine.Event],
     now: dt.datetime,
     *,
     turn_changed: bool,
@@ -337,7 +340,8 @@ def _game_insert(
         events: list[Event] = []
         if host_plays:
             Seat.objects.create(game=game, seat=0, player=host)
-            events = _append(game, [("player_joined", 0, _player_json(host), None)], now)
+            joined = engine.Event("player_joined", 0, PlayerJoinedData(player=_player(host)), None)
+            events = _append(game, [joined], now)
             game.save(update_fields=["last_seq"])
     return Outcome(game, events)
 
@@ -370,12 +374,16 @@ def bot_match_start(
         return game_start(game_id=created.game.pk, player=host)
 
 
-def _player_json(player: Player) -> dict[str, Any]:
-    return {"player": presenters.player_json(player)}
+def _player(player: Player) -> PlayerRef:
+    return PlayerRef(id=str(player.pk), name=player.name)
 
 
 def _seat_next(
-    game: Game, player: Player | None, bot: str | None, event: tuple[str, dict[str, Any]]
+    game: Game,
+    player: Player | None,
+    bot: str | None,
+    event_type: EventType,
+    data: Mapping[str, Any],
 ) -> list[Event]:
     """Take the next free seat of the locked, waiting `game` and record it."""
     number = len(game.seating)
@@ -383,7 +391,8 @@ def _seat_next(
         raise GameFull(f"all {game.max_players} seats are taken")
     Seat.objects.create(game=game, seat=number, player=player, bot=bot)
     game.seating = [*game.seating, seating_entry(player, bot)]
-    events = _append(game, [(event[0], number, event[1], None)], timezone.now())
+    seated = engine.Event(event_type, number, data, None)
+    events = _append(game, [seated], timezone.now())
     _save(game, ["seating"])
     return events
 
@@ -402,7 +411,8 @@ def game_join(*, game_id: Any, player: Player) -> Outcome:
         if len(game.seating) >= game.max_players:
             raise GameFull(f"all {game.max_players} seats are taken")
         _check_open_games(player)
-        events = _seat_next(game, player, None, ("player_joined", _player_json(player)))
+        joined = PlayerJoinedData(player=_player(player))
+        events = _seat_next(game, player, None, "player_joined", joined)
     return Outcome(game, events)
 
 
@@ -416,7 +426,8 @@ def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
             raise Forbidden("only the host can add bots")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("bots can only be added before the game starts")
-        events = _seat_next(game, None, strategy, ("bot_added", {"strategy": strategy}))
+        added = BotAddedData(strategy=strategy)
+        events = _seat_next(game, None, strategy, "bot_added", added)
     return Outcome(game, events)
 
 
@@ -435,9 +446,7 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
         now = timezone.now()
         game.status = GameStatus.PLAYING
         game.started_at = now
-        events = _store(
-            game, state, _engine_items(engine_events), now, turn_changed=True, fields=["started_at"]
-        )
+        events = _store(game, state, engine_events, now, turn_changed=True, fields=["started_at"])
     return Outcome(game, events, state)
 
 
@@ -457,7 +466,8 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
             raise WrongPhaseError(f"the game is {game.status}")
         now = timezone.now()
         round_no = _round_of(game)
-        items: list[EventItem] = [("player_left", seat.seat, _player_json(player), round_no)]
+        left = PlayerLeftData(player=_player(player))
+        items = [engine.Event("player_left", seat.seat, left, round_no)]
         if game.status == GameStatus.WAITING:
             seat.delete()
             remaining = [s for s in seats if s.pk != seat.pk]
@@ -502,7 +512,7 @@ def _timed_out_seat_of(seats: Sequence[Seat], player: Player) -> Seat | None:
     return None
 
 
-def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list[EventItem]:
+def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list[engine.Event]:
     """What becomes of the locked game when a seat has just gone to a bot (or its
     player gave up resuming it): nothing while a human still sits at the table. With
     none left, a running game that a timed-out player may still resume pauses
@@ -518,17 +528,19 @@ def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list
     if game.paused_until is not None:  # already paused: the wait is not extended
         return []
     game.paused_until = now + PAUSE_FOR
-    return [("game_paused", None, {"until": game.paused_until.isoformat()}, _round_of(game))]
+    paused = GamePausedData(until=game.paused_until.isoformat())
+    return [engine.Event("game_paused", None, paused, _round_of(game))]
 
 
-def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: bool) -> EventItem:
+def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: bool) -> engine.Event:
     """Give a running game's seat to the replacement bot, in the Seat row and in
     `game.seating` (the caller saves the game); returns the event that says so.
     `timed_out`: the player lost it through timeouts and may resume it."""
     seat.bot = REPLACEMENT_BOT
     seat.timed_out = timed_out
     _reseat(game, seat)
-    return ("seat_taken_by_bot", seat.seat, {"strategy": seat.bot}, round_no)
+    taken = SeatTakenByBotData(strategy=seat.bot)
+    return engine.Event("seat_taken_by_bot", seat.seat, taken, round_no)
 
 
 def _reseat(game: Game, seat: Seat) -> None:
@@ -562,10 +574,11 @@ def seat_resume(*, game_id: Any, player: Player) -> Outcome:
         state = GameState.from_snapshot(game.state)
         engine.clear_timeouts(state, seat.seat)
         now = timezone.now()
-        items: list[EventItem] = [("seat_resumed", seat.seat, _player_json(player), state.round)]
+        resumed = SeatResumedData(player=_player(player))
+        items = [engine.Event("seat_resumed", seat.seat, resumed, state.round)]
         if game.paused_until is not None:
             game.paused_until = None
-            items.append(("game_resumed", None, {}, state.round))
+            items.append(engine.Event("game_resumed", None, GameResumedData(), state.round))
         # Timers are re-armed from scratch: a paused game has none, and the seat to
         # act may have changed hands.
         events = _store(
@@ -621,7 +634,8 @@ def _abandon(game: Game, now: dt.datetime, reason: str) -> Outcome:
     game.status = GameStatus.ABANDONED
     game.finished_at = now
     game.turn_deadline = game.bot_due_at = game.paused_until = None
-    events = _append(game, [("game_abandoned", None, {"reason": reason}, _round_of(game))], now)
+    abandoned = GameAbandonedData(reason=reason)
+    events = _append(game, [engine.Event("game_abandoned", None, abandoned, _round_of(game))], now)
     _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"])
     return Outcome(game, events)
 
@@ -661,7 +675,7 @@ def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
     events = _store(
         game,
         state,
-        _engine_items(engine_events),
+        engine_events,
         now,
         turn_changed=_to_act_key(state) != before,
         fields=["moves"],
@@ -764,7 +778,7 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
         if seat is None or _bot_at(game, seat) is not None:
             return None
         engine_events = engine.apply_timeout(state)
-        items = _engine_items(engine_events)
+        items = list(engine_events)
         game.moves += 1
         fields = ["moves"]
         if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:

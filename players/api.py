@@ -80,8 +80,27 @@ class PlayersView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
+        summary="Sign up",
+        description="Creates a guest player and answers with its token, once: only a "
+        "hash of it is kept, so a lost token cannot be recovered. Send the token as "
+        "`Authorization: Bearer <token>` with every other request. No token is needed "
+        "here; sign-ups are limited per client address. The answer is never kept for an "
+        "Idempotency-Key: the same key signs up a new player.",
         request=PlayerCreateIn,
-        responses={201: PlayerCreatedOut, **error_responses(400, 409, 422, 429)},
+        responses={
+            201: PlayerCreatedOut,
+            **error_responses(
+                400,
+                409,
+                415,
+                422,
+                429,
+                descriptions={
+                    409: "idempotency_key_in_use",
+                    422: "idempotency_key_reused",
+                },
+            ),
+        },
         parameters=IDEMPOTENT_HEADERS,
         auth=[],
     )
@@ -102,7 +121,11 @@ class PlayersView(APIView):
 
 class PlayerMeView(APIView):
     @extend_schema(
-        responses={200: PlayerMeOut, **error_responses(401, 429)}, parameters=COMMON_HEADERS
+        summary="Who am I",
+        description="The player the token belongs to, with their statistics: games "
+        "played and won, rounds won and points scored.",
+        responses={200: PlayerMeOut, **error_responses(401, 429)},
+        parameters=COMMON_HEADERS,
     )
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))

@@ -28,8 +28,10 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "idempotency_key_in_use",
         "too_many_games",
     ),
+    415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
     429: ("rate_limited",),
+    500: ("log_corrupt",),
     503: ("service_unavailable",),
 }
 
@@ -41,9 +43,11 @@ _DESCRIPTIONS = {
     405: "method_not_allowed: the path does not take this method",
     409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use "
     "or too_many_games",
+    415: "unsupported_media_type: the body is not application/json",
     422: "illegal_move or idempotency_key_reused",
-    429: "rate_limited (see Retry-After)",
-    503: "service_unavailable: the database is down",
+    429: "rate_limited: too many requests; wait as many seconds as Retry-After says",
+    500: "log_corrupt: the stored log cannot be replayed (the message names the seq)",
+    503: "service_unavailable: the database is down; retry after Retry-After seconds",
 }
 
 
@@ -169,3 +173,49 @@ class StrictSerializerScheme(OpenApiSerializerExtension):
         if direction == "request":
             schema["additionalProperties"] = False
         return dict(schema)
+
+
+# -- the health check -----------------------------------------------------------------
+
+_PART_STATE = {"type": "string", "enum": ["ok", "error"]}
+_PARTS = {
+    "type": "object",
+    "properties": {"database": _PART_STATE, "broker": _PART_STATE},
+    "required": ["database", "broker"],
+}
+
+
+def document_health_check(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """Add ``GET /healthz`` to the schema. It is a plain Django view outside the API
+    (no token, no rate limit), which the schema generator does not list itself."""
+    unavailable = {
+        "allOf": [_PARTS],
+        "properties": {"error": {"$ref": "#/components/schemas/ErrorBody503"}},
+        "required": ["error"],
+    }
+    result["paths"]["/healthz"] = {
+        "get": {
+            "operationId": "healthz_retrieve",
+            "summary": "Health check",
+            "description": "Whether this server reaches its database and its task "
+            "broker, for load balancers and probes: 200 when both answer, 503 naming "
+            "the part that does not. Outside /api/v1: no token and no rate limit. GET "
+            "and HEAD only; any other method is 405.",
+            "tags": ["health"],
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "both answer",
+                    "content": {"application/json": {"schema": _PARTS}},
+                },
+                "503": {
+                    "description": "service_unavailable: the failing part says error, "
+                    "and the API's error object comes beside it",
+                    "content": {"application/json": {"schema": unavailable}},
+                },
+            },
+        }
+    }
+    return result

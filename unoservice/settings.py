@@ -210,10 +210,19 @@ SPECTACULAR_SETTINGS = {
     # No badge from Swagger's outside validator.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Docstrings are written for the service's developers; what clients read is
+    # given explicitly (summary, description, help_text).
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "unoservice.schema.document_health_check",
+    ],
     # One schema name per choice set used in several places.
     "ENUM_NAME_OVERRIDES": {
         "Color": "games.serializers.COLORS",
         "BotStrategy": "games.serializers.BOT_STRATEGIES",
+        "Direction": "games.serializers.DIRECTIONS",
+        "PendingType": "games.serializers.PENDING_TYPES",
     },
 }
 

@@ -32,6 +32,7 @@ from .rules import (
 from .scoring import hand_points
 from .state import GameConfig, GameState, Pending, Rules
 from .views import PendingView, PlayerView, player_view, seat_view, table_view
+from .vocabulary import EventType
 
 __all__ = [
     "CARDS",
@@ -40,6 +41,7 @@ __all__ = [
     "Card",
     "EngineError",
     "Event",
+    "EventType",
     "GameConfig",
     "GameState",
     "IllegalMove",

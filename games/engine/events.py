@@ -2,29 +2,35 @@
 
 Inside the engine (and in storage) cards in `data` are plain ids; `render` turns an
 event into its API shape for one viewer, leaving out what that viewer may not see.
+Both follow the declaration in `vocabulary`: its secrets say what is left out, and
+its card keys what becomes a card object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import card_json
+from .vocabulary import CARD_KEYS, SECRETS, EventType
 
-EventData = dict[str, Any]
+EventData = Mapping[str, Any]
 
-# Data keys that hold one card id, a list of ids, or a list of lists (by seat).
-_CARD_KEYS: Final = frozenset(("card", "top_card"))
-_CARD_LIST_KEYS: Final = frozenset(("cards", "hand"))
-_HANDS_KEY: Final = "hands"
+_CARD_KEYS: Final = frozenset(k for k, form in CARD_KEYS.items() if form == "card")
+_CARD_LIST_KEYS: Final = frozenset(k for k, form in CARD_KEYS.items() if form == "cards")
+_HANDS_KEYS: Final = frozenset(k for k, form in CARD_KEYS.items() if form == "hands")
 
 
 @dataclass(slots=True)
 class Event:
-    type: str
+    """One event: its type, the seat it is about (None: the whole table), its data
+    (the type's TypedDict in `vocabulary`) and its round (None before the first deal)."""
+
+    type: EventType
     seat: int | None
     data: EventData
-    round: int
+    round: int | None
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: ids, not card objects, and nothing hidden."""
@@ -45,21 +51,25 @@ def visible_data(
 ) -> EventData:
     """`data` as `viewer` may see it while the game runs (`viewer` None: a spectator).
 
-    Others' drawn cards, others' hands and a hand revealed to someone else are left
-    out; the counts stay.
+    Each secret key of the type is left out unless `viewer` is its reader; a seated
+    viewer gets its own entry of a per-seat secret instead. The same `data` comes
+    back when nothing is hidden.
     """
-    if event_type == "cards_drawn":
-        if viewer != seat and "cards" in data:
-            return {k: v for k, v in data.items() if k != "cards"}
-    elif event_type == "round_started":
-        if _HANDS_KEY in data:
-            shown = {k: v for k, v in data.items() if k != _HANDS_KEY}
-            if viewer is not None:
-                shown["hand"] = data[_HANDS_KEY][viewer]
-            return shown
-    elif event_type == "hand_revealed" and viewer != data.get("to") and "hand" in data:
-        return {k: v for k, v in data.items() if k != "hand"}
-    return data
+    secrets = SECRETS.get(event_type)
+    if secrets is None:
+        return data
+    shown: dict[str, Any] | None = None
+    for secret in secrets:
+        if secret.key not in data:
+            continue
+        if viewer is not None and viewer == secret.reader_seat(seat, data):
+            continue
+        if shown is None:
+            shown = dict(data)
+        value = shown.pop(secret.key)
+        if secret.own_entry_as is not None and viewer is not None:
+            shown[secret.own_entry_as] = value[viewer]
+    return data if shown is None else shown
 
 
 def render_data(data: EventData) -> dict[str, Any]:
@@ -70,7 +80,7 @@ def render_data(data: EventData) -> dict[str, Any]:
             out[key] = card_json(value)
         elif key in _CARD_LIST_KEYS:
             out[key] = [card_json(c) for c in value]
-        elif key == _HANDS_KEY:
+        elif key in _HANDS_KEYS:
             out[key] = {str(seat): [card_json(c) for c in hand] for seat, hand in enumerate(value)}
         else:
             out[key] = value

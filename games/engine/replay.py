@@ -8,7 +8,8 @@ target and UNO call; ``cards_drawn`` for a ``draw`` (or a stack drawn) is a draw
 penalty with no challenge an accept, and ``turn_timed_out`` the default action.
 `replay` applies each move with the validating `apply` and checks that the engine
 caused exactly the logged events, in order, with the same data. Events that change
-no table (who joined, left, or handed a seat to a bot) are skipped.
+no table (the vocabulary's seat events: who joined, left, or handed a seat to a bot;
+pauses and ends) are skipped.
 
 Anyone holding a finished game's complete log (``GET /games/{id}/log``) can run
 this and get the stored game back.
@@ -27,30 +28,19 @@ from .events import Event
 from .moves import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, Move
 from .rules import apply, apply_timeout, clear_timeouts, start_game
 from .state import GameConfig, GameState
+from .vocabulary import SEAT_EVENTS, EventType
 
-# Events the services add around the engine's: they change seats, pause or end a
-# game, not the table.
-SEAT_EVENTS: Final = frozenset(
-    {
-        "player_joined",
-        "player_left",
-        "bot_added",
-        "seat_taken_by_bot",
-        "game_abandoned",
-        "game_paused",
-        "game_resumed",
-    }
-)
 # A player taking back their seat from a bot: their run of timeouts starts afresh.
-SEAT_RESUMED: Final = "seat_resumed"
+SEAT_RESUMED: Final[EventType] = "seat_resumed"
 
 
 @dataclass(frozen=True, slots=True)
 class LoggedEvent:
-    """One entry of a complete log, as stored: card ids, nothing hidden."""
+    """One entry of a complete log, as stored: card ids, nothing hidden (whoever
+    reads a log from storage checks that its types are known)."""
 
     seq: int
-    type: str
+    type: EventType
     seat: int | None
     round: int | None
     data: dict[str, Any]

@@ -41,10 +41,30 @@ from .moves import (
 from .rng import derive, shuffled
 from .scoring import round_points
 from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
+from .vocabulary import (
+    CardPlayedData,
+    CardsDrawnData,
+    ChallengedData,
+    ColorChosenData,
+    Direction,
+    DirectionChangedData,
+    DrawReason,
+    GameEndedData,
+    GameStartedData,
+    HandRevealedData,
+    HandsSwappedData,
+    RoundEndedData,
+    RoundStartedData,
+    TurnTimedOutData,
+    UnoCaughtData,
+)
 
 HAND_SIZE: Final = 7
 TIMEOUTS_BEFORE_BOT: Final = 3
-DIRECTION_NAMES: Final = {CLOCKWISE: "clockwise", COUNTERCLOCKWISE: "counterclockwise"}
+DIRECTION_NAMES: Final[dict[int, Direction]] = {
+    CLOCKWISE: "clockwise",
+    COUNTERCLOCKWISE: "counterclockwise",
+}
 
 # Which actions each phase accepts at all, for telling wrong_phase from illegal_move.
 _PHASE_ACTIONS: Final[dict[str | None, frozenset[str]]] = {
@@ -82,7 +102,7 @@ def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
 def start_game(state: GameState, events: list[Event]) -> None:
     """Deal round 1 on a fresh `state`, appending what happens to `events`."""
     first_dealer = derive(round_seed(state.seed, 1), "dealer") % state.players
-    events.append(Event("game_started", None, {"dealer": first_dealer}, 1))
+    events.append(Event("game_started", None, GameStartedData(dealer=first_dealer), 1))
     _start_round(state, first_dealer, events)
 
 
@@ -125,14 +145,8 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
     elif kind == REVERSE:
         state.direction = COUNTERCLOCKWISE
         state.current = dealer
-        after.append(
-            Event(
-                "direction_changed",
-                None,
-                {"direction": "counterclockwise"},
-                state.round,
-            )
-        )
+        turned = DirectionChangedData(direction="counterclockwise")
+        after.append(Event("direction_changed", None, turned, state.round))
     elif kind == DRAW_TWO:
         state.current = (dealer + 2) % n
     else:
@@ -142,21 +156,15 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
 
     # round_started carries the table as it stands once the first card has acted;
     # the events after it say what happened on the way.
-    events.append(
-        Event(
-            "round_started",
-            None,
-            {
-                "dealer": dealer,
-                "top_card": top,
-                "current_color": COLOR_NAMES[state.color] if state.color != NO_COLOR else None,
-                "direction": DIRECTION_NAMES[state.direction],
-                "current_seat": state.current,
-                "hands": [list(hand) for hand in state.hands],
-            },
-            state.round,
-        )
+    dealt = RoundStartedData(
+        dealer=dealer,
+        top_card=top,
+        current_color=COLOR_NAMES[state.color] if state.color != NO_COLOR else None,
+        direction=DIRECTION_NAMES[state.direction],
+        current_seat=state.current,
+        hands=[list(hand) for hand in state.hands],
     )
+    events.append(Event("round_started", None, dealt, state.round))
     if kind == DRAW_TWO:
         _draw(state, left, 2, "first_card", events)
         events.append(Event("player_skipped", left, {}, state.round))
@@ -297,7 +305,8 @@ def _perform(state: GameState, seat: int, move: Move, events: list[Event]) -> No
         state.uno_owed = -1
         state.pending = None
         state.color = move.color
-        events.append(Event("color_chosen", seat, {"color": COLOR_NAMES[move.color]}, state.round))
+        chosen = ColorChosenData(color=COLOR_NAMES[move.color])
+        events.append(Event("color_chosen", seat, chosen, state.round))
     elif action == "call_uno":
         state.uno_owed = -1
         state.said_uno[seat] = True
@@ -305,7 +314,7 @@ def _perform(state: GameState, seat: int, move: Move, events: list[Event]) -> No
     elif action == "catch_uno":
         target = state.uno_owed
         state.uno_owed = -1
-        events.append(Event("uno_caught", target, {"by": seat}, state.round))
+        events.append(Event("uno_caught", target, UnoCaughtData(by=seat), state.round))
         _draw(state, target, 2, "uno_penalty", events)
     elif action == "challenge":
         _challenge(state, seat, events)
@@ -314,7 +323,7 @@ def _perform(state: GameState, seat: int, move: Move, events: list[Event]) -> No
         assert pending is not None
         state.uno_owed = -1
         state.pending = None
-        reason = "wild_draw_four" if pending.amount == 4 else "stack"
+        reason: DrawReason = "wild_draw_four" if pending.amount == 4 else "stack"
         _draw(state, seat, pending.amount, reason, events)
         _skip(state, seat, events)
 
@@ -335,7 +344,7 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
     state.discard.append(card)
     state.color = COLOR_OF[card] if move.color is None else move.color
     says_uno = move.uno and len(hand) == 1
-    data: dict[str, object] = {"card": card, "color": COLOR_NAMES[state.color]}
+    data: CardPlayedData = {"card": card, "color": COLOR_NAMES[state.color]}
     if move.target is not None:
         data["target"] = move.target
     if says_uno:
@@ -348,7 +357,7 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
         # Going out: a last Draw Two / Wild Draw Four still makes the next player draw.
         if kind in (DRAW_TWO, WILD_DRAW_FOUR):
             amount = stacked + (2 if kind == DRAW_TWO else 4)
-            base = "draw_two" if kind == DRAW_TWO else "wild_draw_four"
+            base: DrawReason = "draw_two" if kind == DRAW_TWO else "wild_draw_four"
             _draw(state, nxt, amount, base if stacked == 0 else "stack", events)
         _end_round(state, seat, events)
         return
@@ -372,14 +381,8 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
         state.current = (nxt + state.direction) % n
     elif kind == REVERSE:
         state.direction = -state.direction
-        events.append(
-            Event(
-                "direction_changed",
-                seat,
-                {"direction": DIRECTION_NAMES[state.direction]},
-                rnd,
-            )
-        )
+        turned = DirectionChangedData(direction=DIRECTION_NAMES[state.direction])
+        events.append(Event("direction_changed", seat, turned, rnd))
         if n == 2:
             events.append(Event("player_skipped", nxt, {}, rnd))
             state.current = seat
@@ -414,7 +417,8 @@ def _swap(state: GameState, seat: int, target: int, events: list[Event]) -> None
     # Cards received in a swap owe no UNO call, and a swap closes any catch window.
     state.uno_owed = -1
     state.said_uno[seat] = state.said_uno[target] = False
-    events.append(Event("hands_swapped", seat, {"with": target}, state.round))
+    swapped: HandsSwappedData = {"with": target}
+    events.append(Event("hands_swapped", seat, swapped, state.round))
 
 
 def _rotate(state: GameState, seat: int, events: list[Event]) -> None:
@@ -424,14 +428,8 @@ def _rotate(state: GameState, seat: int, events: list[Event]) -> None:
     state.hands = [old[(s - state.direction) % n] for s in range(n)]
     state.uno_owed = -1
     state.said_uno = [False] * n
-    events.append(
-        Event(
-            "hands_swapped",
-            seat,
-            {"rotation": DIRECTION_NAMES[state.direction]},
-            state.round,
-        )
-    )
+    rotated: HandsSwappedData = {"rotation": DIRECTION_NAMES[state.direction]}
+    events.append(Event("hands_swapped", seat, rotated, state.round))
 
 
 def _skip(state: GameState, seat: int, events: list[Event]) -> None:
@@ -446,15 +444,10 @@ def _challenge(state: GameState, seat: int, events: list[Event]) -> None:
     rnd = state.round
     state.uno_owed = -1
     state.pending = None
-    events.append(Event("challenged", accused, {"by": seat, "guilty": pending.guilty}, rnd))
-    events.append(
-        Event(
-            "hand_revealed",
-            accused,
-            {"to": seat, "hand": list(state.hands[accused])},
-            rnd,
-        )
-    )
+    challenged = ChallengedData(by=seat, guilty=pending.guilty)
+    events.append(Event("challenged", accused, challenged, rnd))
+    revealed = HandRevealedData(to=seat, hand=list(state.hands[accused]))
+    events.append(Event("hand_revealed", accused, revealed, rnd))
     if pending.guilty:
         _draw(state, accused, pending.amount, "challenge", events)
         state.current = seat
@@ -488,14 +481,8 @@ def _do_draw(state: GameState, seat: int, events: list[Event]) -> None:
             break
     state.hands[seat].extend(drawn)
     state.said_uno[seat] = False
-    events.append(
-        Event(
-            "cards_drawn",
-            seat,
-            {"count": len(drawn), "reason": "draw", "cards": drawn},
-            state.round,
-        )
-    )
+    data: CardsDrawnData = {"count": len(drawn), "reason": "draw", "cards": drawn}
+    events.append(Event("cards_drawn", seat, data, state.round))
     if drawn and is_playable(state, drawn[-1]):
         state.pending = Pending("drawn_card", seat, card=drawn[-1])
     else:
@@ -517,7 +504,7 @@ def _take(state: GameState) -> int:
     return pile.pop()
 
 
-def _draw(state: GameState, seat: int, count: int, reason: str, events: list[Event]) -> None:
+def _draw(state: GameState, seat: int, count: int, reason: DrawReason, events: list[Event]) -> None:
     """Draw up to `count` cards (as far as the piles go) into `seat`'s hand."""
     drawn: list[int] = []
     for _ in range(count):
@@ -528,14 +515,8 @@ def _draw(state: GameState, seat: int, count: int, reason: str, events: list[Eve
     state.hands[seat].extend(drawn)
     if drawn:
         state.said_uno[seat] = False
-    events.append(
-        Event(
-            "cards_drawn",
-            seat,
-            {"count": len(drawn), "reason": reason, "cards": drawn},
-            state.round,
-        )
-    )
+    data: CardsDrawnData = {"count": len(drawn), "reason": reason, "cards": drawn}
+    events.append(Event("cards_drawn", seat, data, state.round))
 
 
 def _end_round(state: GameState, winner: int, events: list[Event]) -> None:
@@ -543,29 +524,15 @@ def _end_round(state: GameState, winner: int, events: list[Event]) -> None:
     state.scores[winner] += points
     state.uno_owed = -1
     state.pending = None
-    events.append(
-        Event(
-            "round_ended",
-            winner,
-            {
-                "points": points,
-                "scores": list(state.scores),
-                "hands": [list(hand) for hand in state.hands],
-            },
-            state.round,
-        )
+    ended = RoundEndedData(
+        points=points, scores=list(state.scores), hands=[list(hand) for hand in state.hands]
     )
+    events.append(Event("round_ended", winner, ended, state.round))
     target = state.config.target_score
     if target == 0 or state.scores[winner] >= target:
         state.winner = winner
-        events.append(
-            Event(
-                "game_ended",
-                winner,
-                {"winner": winner, "scores": list(state.scores)},
-                state.round,
-            )
-        )
+        over = GameEndedData(winner=winner, scores=list(state.scores))
+        events.append(Event("game_ended", winner, over, state.round))
     else:
         _start_round(state, (state.dealer + 1) % state.players, events)
 
@@ -594,7 +561,8 @@ def apply_timeout(state: GameState, *, into: list[Event] | None = None) -> list[
         raise WrongPhase("the game is over")
     state.timeouts[seat] += 1
     events: list[Event] = [] if into is None else into
-    events.append(Event("turn_timed_out", seat, {"timeouts": state.timeouts[seat]}, state.round))
+    timed_out = TurnTimedOutData(timeouts=state.timeouts[seat])
+    events.append(Event("turn_timed_out", seat, timed_out, state.round))
     pending = state.pending
     if pending is None:
         if not can_draw(state):

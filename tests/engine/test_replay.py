@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
-    DECK_SIZE,
-    GameConfig,
-    GameState,
-    Move,
-    Rules,
-    apply,
-    apply_timeout,
-    legal_moves,
-    new_game,
-)
+from games.engine import DECK_SIZE, GameState, Move
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
-
-RULE_NAMES = [f.name for f in fields(Rules)]
+from tests.random_games import play_random_game
 
 
 def stored(events: list) -> list[LoggedEvent]:  # type: ignore[type-arg]
@@ -33,32 +22,6 @@ def stored(events: list) -> list[LoggedEvent]:  # type: ignore[type-arg]
         LoggedEvent(seq, e.type, e.seat, e.round, json.loads(json.dumps(e.data)))
         for seq, e in enumerate(events, start=1)
     ]
-
-
-def play_random_game(seed: int, rng: random.Random) -> tuple[GameConfig, GameState, list]:  # type: ignore[type-arg]
-    """A whole game with random players, house rules, out-of-turn moves and timeouts."""
-    rules = Rules(**{name: rng.random() < 0.3 for name in RULE_NAMES})
-    config = GameConfig(rng.randint(2, 10), rng.choice([0, 0, 0, 100]), rules)
-    state, events = new_game(config, seed)
-    for _ in range(20_000):
-        if state.finished:
-            break
-        if rng.random() < 0.03:
-            events += apply_timeout(state)
-            continue
-        to_act = state.to_act
-        assert to_act is not None
-        seat = to_act
-        if rng.random() < 0.2:  # anyone with a move: catches, calls, jump-ins
-            seat = rng.choice([s for s in range(config.players) if legal_moves(state, s)])
-        moves = legal_moves(state, seat)
-        plays = [m for m in moves if m.action == "play"]
-        move = rng.choice(plays if plays and rng.random() < 0.9 else moves)
-        if move.action == "play" and rng.random() < 0.5:
-            move = replace(move, uno=True)
-        events += apply(state, seat, move)
-    assert state.finished
-    return config, state, events
 
 
 def test_a_thousand_random_games_replay_exactly_from_their_logs():

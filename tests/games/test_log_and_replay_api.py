@@ -3,20 +3,17 @@ complete once it is over and always for staff; the replay re-made from the log."
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 
-import jsonschema
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 
 from games import replay, services
 from games.engine import GameState, round_seed
 from games.models import Event, Game
 from tests.factories import Persona, assert_error, play_out, table
+from tests.openapi import component_validator
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 pytestmark = pytest.mark.django_db
@@ -54,30 +51,9 @@ def hands_in(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "round_started"]
 
 
-def _json_schema(node: Any) -> Any:
-    """OpenAPI 3.0's `nullable` as JSON Schema says it (jsonschema ignores it)."""
-    if isinstance(node, list):
-        return [_json_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    converted = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
-    if node.get("nullable") is True:
-        return {"anyOf": [converted, {"type": "null"}]}
-    return converted
-
-
-@functools.cache
-def served_schema() -> dict[str, Any]:
-    """The OpenAPI schema as `/api/v1/schema/` serves it, as JSON Schema."""
-    response = Client().get("/api/v1/schema/", {"format": "json"})
-    assert response.status_code == 200, response.content[:300]
-    return _json_schema(json.loads(response.content))  # type: ignore[no-any-return]
-
-
 def assert_conforms(body: Any, component: str) -> None:
     """`body` is what the schema's component `component` says it is."""
-    schema = {**served_schema(), "$ref": f"#/components/schemas/{component}"}
-    jsonschema.Draft202012Validator(schema).validate(body)
+    component_validator(component).validate(body)
 
 
 def test_a_running_games_log_is_redacted_for_a_player(host, guest):

@@ -1,0 +1,51 @@
+"""Whole games played at random by the engine, with house rules, out-of-turn moves
+and timeouts: real logs for the tests of replay and of the event vocabulary."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import fields, replace
+
+from games.engine import (
+    Event,
+    GameConfig,
+    GameState,
+    Rules,
+    apply,
+    apply_timeout,
+    legal_moves,
+    new_game,
+)
+
+RULE_NAMES = [f.name for f in fields(Rules)]
+ALL_HOUSE_RULES = Rules(**dict.fromkeys(RULE_NAMES, True))
+
+
+def play_random_game(
+    seed: int, rng: random.Random, *, rules: Rules | None = None
+) -> tuple[GameConfig, GameState, list[Event]]:
+    """A whole game with random players, house rules (each on by chance unless given),
+    out-of-turn moves and timeouts."""
+    if rules is None:
+        rules = Rules(**{name: rng.random() < 0.3 for name in RULE_NAMES})
+    config = GameConfig(rng.randint(2, 10), rng.choice([0, 0, 0, 100]), rules)
+    state, events = new_game(config, seed)
+    for _ in range(20_000):
+        if state.finished:
+            break
+        if rng.random() < 0.03:
+            events += apply_timeout(state)
+            continue
+        to_act = state.to_act
+        assert to_act is not None
+        seat = to_act
+        if rng.random() < 0.2:  # anyone with a move: catches, calls, jump-ins
+            seat = rng.choice([s for s in range(config.players) if legal_moves(state, s)])
+        moves = legal_moves(state, seat)
+        plays = [m for m in moves if m.action == "play"]
+        move = rng.choice(plays if plays and rng.random() < 0.9 else moves)
+        if move.action == "play" and rng.random() < 0.5:
+            move = replace(move, uno=True)
+        events += apply(state, seat, move)
+    assert state.finished
+    return config, state, events
