@@ -12,7 +12,7 @@ from typing import Any
 from games.engine import GameConfig, GameState, Rules, round_seed
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
 from games.engine.views import table_view
-from games.engine.vocabulary import VOCABULARY
+from games.engine.vocabulary import is_event_type
 from games.models import Event, Game
 
 __all__ = ["ReplayMismatch", "Table", "config_of", "round_seeds", "table_after", "tables", "verify"]
@@ -34,7 +34,7 @@ def logged(game: Game) -> Iterator[LoggedEvent]:
     log that cannot be replayed."""
     rows = Event.objects.filter(game=game).order_by("seq")
     for seq, type_, seat, round_, data in rows.values_list("seq", "type", "seat", "round", "data"):
-        if type_ not in VOCABULARY:
+        if not is_event_type(type_):
             raise ReplayMismatch(seq, f"no event has the type {type_!r}")
         yield LoggedEvent(seq, type_, seat, round_, data)
 

@@ -12,11 +12,12 @@ from typing import Any
 from django.db.models import QuerySet
 
 from games import engine
+from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
 from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice import fastsql
-from unoservice.errors import InvalidRequest, NotFound
+from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
 
 
 def parse_game_id(raw: object) -> uuid.UUID:
@@ -102,10 +103,12 @@ def round_history(game: Game, round_number: int) -> list[engine.Event]:
     """The stored events of one round, complete, in order: what `player_view` redacts
     for a bot's `history`."""
     rows = Event.objects.filter(game=game, round=round_number).order_by("seq")
-    return [
-        engine.Event(row.type, row.seat, row.data, round_number)
-        for row in rows.only("type", "seat", "data", "round")
-    ]
+    history = []
+    for row in rows.only("seq", "type", "seat", "data"):
+        if not is_event_type(row.type):
+            raise LogCorrupt(f"event {row.seq} has the unknown type {row.type!r}")
+        history.append(engine.Event(row.type, row.seat, row.data, round_number))
+    return history
 
 
 def events_after(game: Game, after: int, limit: int) -> list[Event]:

@@ -20,6 +20,7 @@ from typing import (
     Literal,
     NotRequired,
     TypedDict,
+    TypeGuard,
     get_args,
     get_origin,
     get_type_hints,
@@ -366,6 +367,11 @@ class DataKey:
     type: Any  # the declared type, without its `Doc` and `NotRequired`
     required: bool
     doc: str
+
+
+def is_event_type(name: str) -> TypeGuard[EventType]:
+    """Whether a stored type names an event of the vocabulary."""
+    return name in VOCABULARY
 
 
 def keys_of(shape: Any) -> tuple[DataKey, ...]:

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import pytest
 import time_machine
 
-from games import selectors, services
+from games import presenters, services
 from games.engine import DECK_SIZE, Event, Rules, render
 from games.engine.state import MAX_PLAYERS
 from games.engine.vocabulary import EVENT_TYPES, Means, data_keys, keys_of, means
@@ -189,5 +189,5 @@ def test_every_stored_event_as_any_reader_gets_it_matches_the_schema_of_events(
     for game in service_games(host, guest, outsider):
         for event in StoredEvent.objects.filter(game=game):
             for viewer in (None, 0, 1):
-                check(selectors.event_json(event, viewer))
-                check(selectors.event_json(event, viewer, complete=True))
+                check(presenters.event_json(event, viewer))
+                check(presenters.event_json(event, viewer, complete=True))
