@@ -27,9 +27,9 @@ from games import engine
 from games.engine import GameConfig, GameState, Move, Rules, parse_move
 from games.models import Event, Game, Seat
 from tests.factories import Persona, make_persona
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
-pytestmark = pytest.mark.django_db
+# Whole games in a few seconds exceed the per-minute rate limit.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 OFFICIAL: dict[str, bool] = {}
 HOUSE = {
@@ -51,14 +51,6 @@ RERUN_GAMES = [
     pytest.param(4, 0, HOUSE, 46, id="house-4p-1-round"),
 ]
 MAX_STEPS = 3000
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whole games in a few seconds exceed the per-minute rate limit; limits are not
-    what this file tests."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
 
 
 # -- a game played through the API -----------------------------------------------------

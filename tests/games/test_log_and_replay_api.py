@@ -9,7 +9,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
@@ -17,27 +16,9 @@ from games import replay, services
 from games.engine import GameState, round_seed
 from games.models import Event, Game
 from tests.factories import Persona, assert_error, play_out, table
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whole games are played through the API here, faster than any phone would."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
-
-
-@pytest.fixture
-def staff(db: None) -> Persona:
-    from tests.factories import make_persona
-
-    persona = make_persona("Operator")
-    user = get_user_model().objects.create_user("operator", password="x", is_staff=True)
-    persona.player.user = user
-    persona.player.save(update_fields=["user"])
-    return persona
+# Whole games are played through the API here, faster than any phone would.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 
 def running_game(host: Persona, guest: Persona) -> Game:

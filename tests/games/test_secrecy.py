@@ -24,9 +24,10 @@ import pytest
 
 from games.models import Game
 from tests.factories import Persona, make_persona, start_four_player_game
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
-pytestmark = pytest.mark.django_db
+# Five readers poll after every move, hundreds of requests in a few seconds: a lower
+# rate limit (THROTTLE_RATE_PLAYER) must not make this file flaky.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 OFFICIAL: dict[str, bool] = {}
 HOUSE = {
@@ -46,15 +47,6 @@ FULL_READ_EVERY = 8
 CARD_KEYS = ("card", "top_card", "cards", "hand", "hands")
 
 Hands = list[frozenset[int]]
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Five readers poll after every move, hundreds of requests in a few seconds:
-    a lower rate limit (THROTTLE_RATE_PLAYER) must not make this file flaky. Limits
-    are not what it tests."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
 
 
 # -- finding cards in any answer -------------------------------------------------------

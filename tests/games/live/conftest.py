@@ -4,15 +4,14 @@ the server's own connections see what they write)."""
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 
 from tests.factories import Persona
+from tests.support import free_port, wait_until
 
 
 def auth(persona: Persona) -> dict[str, str]:
@@ -39,13 +38,6 @@ class LiveServer:
         return f"{self.url}/api/v1/games/{game_id}/stream" + (f"?{query}" if query else "")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def live(transactional_db: None) -> Iterator[LiveServer]:
     import uvicorn
@@ -65,11 +57,9 @@ def live(transactional_db: None) -> Iterator[LiveServer]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the ASGI server did not start")
-        time.sleep(0.02)
+    wait_until(lambda: server.started or not thread.is_alive(), "the ASGI server", 10, every=0.02)
+    if not server.started:
+        raise RuntimeError("the ASGI server did not start")
     yield LiveServer(f"http://127.0.0.1:{port}", port)
     server.should_exit = True
     thread.join(timeout=10)
