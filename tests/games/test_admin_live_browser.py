@@ -25,7 +25,7 @@ from games import services
 from games.admin import LOG_PAGE_SIZE
 from games.models import Game
 from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
-from tests.factories import Persona, human_to_act_game, play_out, table
+from tests.factories import Persona, human_to_act_game, play_out, start_game
 from tests.games.live import conftest as live_conftest
 from tests.games.live.conftest import LiveServer
 
@@ -111,7 +111,7 @@ def shown(page: Any) -> dict[str, Any]:
 def test_only_a_game_still_changing_is_followed_and_its_log_can_open_on_the_newest_page(
     admin_client, host: Persona, guest: Persona
 ):
-    finished = play_out(table(host, ["greedy", "random"], seed=31), {0: host})
+    finished = play_out(start_game(host, "greedy", "random", seed=31), {0: host})
     running = human_to_act_game(host, guest)
     page = admin_client.get(reverse("admin:games_game_change", args=[running.pk])).content
     assert f'"/api/v1/games/{running.pk}/stream"'.encode() in page

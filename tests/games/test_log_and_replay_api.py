@@ -12,22 +12,21 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import replay, services
+from games import replay
 from games.engine import GameState, round_seed
 from games.models import Event, Game
-from tests.factories import Persona, assert_error, play_out, table
+from tests.factories import Persona, assert_error, play_out, reload, start_game
 
 # Whole games are played through the API here, faster than any phone would.
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 
 def running_game(host: Persona, guest: Persona) -> Game:
-    game = table(host, ["greedy"], seed=21, humans=[guest])
-    return Game.objects.get(pk=game.pk)
+    return reload(start_game(host, guest, "greedy", seed=21))
 
 
 def finished_game(host: Persona, guest: Persona, seed: int = 21) -> Game:
-    game = table(host, ["greedy", "random"], seed=seed, humans=[guest])
+    game = start_game(host, guest, "greedy", "random", seed=seed)
     return play_out(game, {0: host, 1: guest})
 
 
@@ -258,17 +257,14 @@ def test_twenty_games_played_through_the_api_with_bots_all_verify(host, guest):
         {"jump_in": True, "draw_until_playable": True},
     ]
     for number in range(20):
-        game = services.game_create(
-            host=host.player,
-            max_players=4,
-            target_score=0 if number % 4 else 60,
+        game = start_game(
+            host,
+            guest,
+            *strategies[number % 3],
             seed=1000 + number,
+            target_score=0 if number % 4 else 60,
             rules=rules[number % 3],
-        ).game
-        services.game_join(game_id=game.pk, player=guest.player)
-        for strategy in strategies[number % 3]:
-            services.game_add_bot(game_id=game.pk, player=host.player, strategy=strategy)
-        services.game_start(game_id=game.pk, player=host.player)
+        )
         finished = play_out(game, {0: host, 1: guest})
         assert finished.status == "finished"
         replay.verify(finished)

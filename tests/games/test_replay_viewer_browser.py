@@ -15,7 +15,7 @@ import pytest
 
 from games.models import Event, Game
 from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
-from tests.factories import play_out, table
+from tests.factories import play_out, start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -41,7 +41,7 @@ def finished(host: Any) -> tuple[Game, dict[int, Event]]:
     """The operator and a finished game with its log, made before the browser starts
     (see `make_operator`)."""
     make_operator()
-    game: Game = play_out(table(host, ["greedy", "random"], seed=33), {0: host})
+    game: Game = play_out(start_game(host, "greedy", "random", seed=33), {0: host})
     return game, {e.seq: e for e in Event.objects.filter(game=game)}
 
 

@@ -15,7 +15,7 @@ from games import replay, services
 from games.engine import GameState
 from games.engine.cards import DECK_SIZE
 from games.models import Event, Game, GameStatus
-from tests.factories import seed_where, table
+from tests.factories import reload, seed_where, start_game
 
 pytestmark = [
     pytest.mark.postgres,
@@ -24,10 +24,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def reload(game: Game) -> Game:
-    return Game.objects.get(pk=game.pk)
 
 
 def state_of(game: Game) -> GameState:
@@ -47,7 +43,7 @@ def assert_log_is_whole(game: Game) -> list[Event]:
 def test_after_the_humans_move_the_bots_play_until_it_is_the_humans_turn(host, celery_processes):
     procs = celery_processes(0.0)
     seed = seed_where(4, lambda s: s.to_act == 0 and s.pending is None)
-    game = table(host, ["greedy", "random", "expert"], seed=seed)
+    game = start_game(host, "greedy", "random", "expert", seed=seed)
     assert state_of(game).to_act == 0
     view = host.get(f"/games/{game.pk}").json()
     move = view["you"]["legal_moves"][0]
@@ -92,7 +88,7 @@ def test_four_bots_play_a_game_to_the_end_unattended(host, celery_processes):
 def test_a_five_second_turn_timeout_fires_and_is_applied_once(host, guest, celery_processes):
     procs = celery_processes(0.0)
     seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
-    game = table(host, [], seed=seed, humans=[guest], turn_timeout=5)
+    game = start_game(host, guest, seed=seed, turn_timeout=5)
     deadline = reload(game).turn_deadline
     assert deadline is not None
 

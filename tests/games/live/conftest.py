@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.factories import Persona
+from tests.factories import Persona, start_game
 from tests.support import free_port, wait_until
 
 
@@ -22,11 +22,7 @@ def auth(persona: Persona) -> dict[str, str]:
 @pytest.fixture
 def two_players(host: Persona, guest: Persona) -> str:
     """A started one-round game of the host and the guest; its id."""
-    created = host.post("/games", {"max_players": 2, "target_score": 0, "seed": 21})
-    game_id = created.json()["id"]
-    guest.post(f"/games/{game_id}/join")
-    host.post(f"/games/{game_id}/start")
-    return str(game_id)
+    return str(start_game(host, guest, seed=21).pk)
 
 
 @dataclass
