@@ -1,5 +1,6 @@
 """Debian's headless Chromium for the browser tests, driven by Playwright (never a
-downloaded browser), and where those tests save their screenshots."""
+downloaded browser), where those tests save their screenshots, and the staff member
+they log in to the admin as."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import CHROMIUM
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 # Chromium's own background traffic would only be refused on a closed network.
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -24,6 +25,27 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+OPERATOR, OPERATOR_PASSWORD = "operator", "s3cret-pass"
+
+
+def make_operator() -> None:
+    """The staff member the browser tests log in as (a superuser). Make it before the
+    browser starts: Playwright's sync API runs the test in a greenlet of its own, where
+    the ORM would open a second database connection that outlives the test."""
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_superuser(OPERATOR, "op@example.com", OPERATOR_PASSWORD)
+
+
+def log_in_to_the_admin(page: Any, server_url: str, then: str) -> None:
+    """Log the operator in on the admin's login page of the server at `server_url`,
+    which then opens the path `then`."""
+    page.goto(f"{server_url}/admin/login/?next={then}")
+    page.fill("#id_username", OPERATOR)
+    page.fill("#id_password", OPERATOR_PASSWORD)
+    page.click("input[type=submit]")
 
 
 def artifacts_dir() -> Path:

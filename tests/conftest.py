@@ -153,10 +153,35 @@ def outsider(db: None) -> Persona:
 
 
 @pytest.fixture
+def staff(db: None) -> Persona:
+    """A player linked to a staff user, as an operator's is: they read complete logs
+    and replays, and may choose a game's seed."""
+    from django.contrib.auth import get_user_model
+
+    from players.services import player_link_user
+    from tests.factories import make_persona
+
+    persona = make_persona("Operator")
+    user = get_user_model().objects.create_user("operator", password="x", is_staff=True)
+    persona.player = player_link_user(player_id=persona.player.pk, user=user)
+    return persona
+
+
+@pytest.fixture
 def anonymous() -> APIClient:
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+@pytest.fixture
+def rate_limits_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No rate limit for players or addresses: for tests that play whole games through
+    the API in seconds, far faster than any client would, and do not test limits."""
+    from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
+
+    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
+        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
 
 
 @pytest.fixture(autouse=True)

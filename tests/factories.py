@@ -1,7 +1,20 @@
-"""Factories and personas for the service tests.
+"""Factories, personas and game builders for the service tests: the one home of test
+data.
 
 A persona is a player with a token and an API client that sends it: `host` creates
-games, `guest` joins them, `outsider` sits in none.
+games, `guest` joins them, `outsider` sits in none, `staff` is an operator's (the
+fixtures are in tests/conftest.py).
+
+Games come three ways, from the most to the least real:
+
+- `start_game`: made, seated and started through the services, as the API would;
+  `seat_table` stops before the start. Seats are given in order: a persona takes
+  the next seat, a strategy name ("random", "greedy", "expert") seats a bot.
+- `put_state` then sets a started game's table to a position built with
+  `games.engine.position.build_state`, when a test needs a particular hand.
+- `stamp_game`: a row written directly, in any status, with its seats but without
+  the events the services would have logged; for lists, filters and refusals that
+  only read the row.
 """
 
 from __future__ import annotations
@@ -10,7 +23,7 @@ import json
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import factory
 from factory.django import DjangoModelFactory
@@ -19,7 +32,7 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.engine import GameConfig, GameState, Rules, new_game
-from games.models import Game, Seat
+from games.models import Game, Seat, seating_entry
 from players.models import Player, hash_token
 
 API = "/api/v1"
@@ -36,6 +49,9 @@ class PlayerFactory(DjangoModelFactory):  # type: ignore[type-arg]
 
 
 class GameFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """A game row; `seats=[player or strategy, ...]` says who sits where (the host
+    alone by default), kept in step in `Game.seating` as the services keep it."""
+
     class Meta:
         model = Game
         skip_postgeneration_save = True
@@ -53,9 +69,18 @@ class GameFactory(DjangoModelFactory):  # type: ignore[type-arg]
     )
 
     @factory.post_generation
-    def host_seat(self, create: bool, extracted: Any, **kwargs: Any) -> None:
-        if create:
-            Seat.objects.create(game=self, seat=0, player=self.host)
+    def seats(self, create: bool, extracted: Sequence[Player | str] | None, **kwargs: Any) -> None:
+        if not create:
+            return
+        holders = [self.host] if extracted is None else list(extracted)
+        for number, holder in enumerate(holders):
+            player, bot = (None, holder) if isinstance(holder, str) else (holder, None)
+            Seat.objects.create(game=self, seat=number, player=player, bot=bot)
+        self.seating = [
+            seating_entry(None, h) if isinstance(h, str) else seating_entry(h, None)
+            for h in holders
+        ]
+        self.save(update_fields=["seating"])
 
 
 @dataclass
@@ -97,21 +122,103 @@ def assert_error(response: Any, status: int, code: str | None) -> dict[str, Any]
     return body["error"]  # type: ignore[no-any-return]
 
 
-def start_four_player_game(
-    players: list[Persona], seed: int, rules: dict[str, bool] | None = None
-) -> str:
-    """`players[0]` creates a one-round 4-player game, the others join, it starts."""
-    body: dict[str, Any] = {"max_players": 4, "target_score": 0, "seed": seed}
-    if rules is not None:
-        body["rules"] = rules
-    created = players[0].post("/games", body)
-    assert created.status_code == 201, created.json()
-    game_id: str = created.json()["id"]
-    for persona in players[1:]:
-        assert persona.post(f"/games/{game_id}/join").status_code == 200
-    started = players[0].post(f"/games/{game_id}/start")
-    assert started.status_code == 200, started.json()
-    return game_id
+# -- games -------------------------------------------------------------------------
+
+
+def stamp_game(
+    *,
+    host: Player | None = None,
+    seats: Sequence[Player | str] | None = None,
+    status: str = "waiting",
+    state: GameState | None = None,
+    **fields: Any,
+) -> Game:
+    """A game row written directly, without the services and so without events:
+    `host` (a new player by default), `seats` in order (players or bot strategies;
+    the host alone by default), `status`, and `state` stored as its snapshot (none
+    by default, even for a game said to be playing). `fields` sets any other column."""
+    if host is not None:
+        fields["host"] = host
+    if state is not None:
+        fields["state"] = state.to_snapshot()
+    return GameFactory(status=status, seats=seats, **fields)  # type: ignore[no-any-return]
+
+
+def seat_table(
+    host: Persona,
+    *others: Persona | str,
+    seed: int | None = None,
+    max_players: int | None = None,
+    target_score: int = 0,
+    turn_timeout: int | None = None,
+    rules: dict[str, bool] | None = None,
+) -> Game:
+    """A waiting game made through the services: `host` at seat 0, then `others` in
+    order, each persona joining and each strategy name a bot the host adds. One
+    round (`target_score` 0) and no seat to spare (at least two) unless told."""
+    outcome = services.game_create(
+        host=host.player,
+        max_players=max(2, 1 + len(others)) if max_players is None else max_players,
+        target_score=target_score,
+        turn_timeout=turn_timeout,
+        rules=rules,
+        seed=seed,
+    )
+    for other in others:
+        if isinstance(other, str):
+            outcome = services.game_add_bot(
+                game_id=outcome.game.pk, player=host.player, strategy=other
+            )
+        else:
+            outcome = services.game_join(game_id=outcome.game.pk, player=other.player)
+    return outcome.game
+
+
+def start_game(host: Persona, *others: Persona | str, seed: int, **options: Any) -> Game:
+    """`seat_table(host, *others, seed=seed, **options)`, then started by the host:
+    round 1 dealt from `seed`. The game as the start left it (state, version, timers
+    armed)."""
+    game = seat_table(host, *others, seed=seed, **options)
+    return services.game_start(game_id=game.pk, player=host.player).game
+
+
+def put_state(game: Game | Any, state: GameState) -> Game:
+    """Set the table of `game` (or the game with that id) to `state`, as if play had
+    led there; the version stays, as clients and tasks hold it. The game, read again."""
+    game_id = game.pk if isinstance(game, Game) else game
+    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
+    return Game.objects.get(pk=game_id)
+
+
+def reload(game: Game | Any) -> Game:
+    """`game` (or the game with that id) as stored now."""
+    return Game.objects.get(pk=game.pk if isinstance(game, Game) else game)
+
+
+class Footprint(NamedTuple):
+    version: int
+    last_seq: int
+    status: str
+    host_id: Any
+    state: Any
+    turn_deadline: Any
+    seats: tuple[tuple[Any, str | None], ...]
+
+
+def footprint(game_id: Any) -> Footprint:
+    """What a rejected (or replayed) request must leave alone: the version, the last
+    seq, the status, the host, the table, the turn deadline and who holds each seat."""
+    game = Game.objects.get(pk=game_id)
+    seats = Seat.objects.filter(game=game).order_by("seat").values_list("player", "bot")
+    return Footprint(
+        game.version,
+        game.last_seq,
+        game.status,
+        game.host_id,
+        game.state,
+        game.turn_deadline,
+        tuple(seats),
+    )
 
 
 # -- tables with bots and timers ---------------------------------------------------
@@ -126,33 +233,10 @@ def seed_where(players: int, wanted: Callable[[GameState], bool]) -> int:
     raise AssertionError("no such seed")
 
 
-def table(
-    host: Persona,
-    bots: Sequence[str],
-    *,
-    seed: int,
-    turn_timeout: int | None = None,
-    humans: Sequence[Persona] = (),
-) -> Game:
-    """A started one-round game: `host` at seat 0, then `humans`, then `bots`."""
-    game = services.game_create(
-        host=host.player,
-        max_players=1 + len(humans) + len(bots),
-        target_score=0,
-        seed=seed,
-        turn_timeout=turn_timeout,
-    ).game
-    for persona in humans:
-        services.game_join(game_id=game.pk, player=persona.player)
-    for strategy in bots:
-        services.game_add_bot(game_id=game.pk, player=host.player, strategy=strategy)
-    return services.game_start(game_id=game.pk, player=host.player).game
-
-
 def human_to_act_game(host: Persona, guest: Persona, *, turn_timeout: int = 30) -> Game:
     """A two-human game where the host is to act, with a turn deadline."""
     seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
-    return table(host, [], seed=seed, humans=[guest], turn_timeout=turn_timeout)
+    return start_game(host, guest, seed=seed, turn_timeout=turn_timeout)
 
 
 def play_out(game: Game, humans: dict[int, Persona], *, max_steps: int = 5000) -> Game:

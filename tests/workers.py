@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import celery_beat, celery_worker, log_tails, spawn, stop_groups, wait_until
 
 
 def database_url() -> str:
@@ -40,33 +39,17 @@ class CeleryProcesses:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.started = 0
 
-    def _spawn(self, name: str, *argv: str) -> None:
+    def _spawn(self, name: str, argv: list[str]) -> None:
         self.started += 1
-        log = (self.folder / f"{name}-{self.started}.log").open("wb")
-        self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "unoservice", *argv],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a kill reaches the pool too
-        )
+        log = self.folder / f"{name}-{self.started}.log"
+        self.processes[name] = spawn(argv, log=log, env=self.env)
 
     def start_worker(self) -> None:
-        self._spawn(
-            "worker",
-            "worker",
-            "--loglevel=INFO",
-            "--concurrency=2",
-            "--without-gossip",
-            "--without-mingle",
-            "--hostname",
-            f"test-{uuid.uuid4().hex[:8]}@%h",
-        )
+        self._spawn("worker", celery_worker(f"test-{uuid.uuid4().hex[:8]}@%h"))
 
     def start_beat(self) -> None:
         schedule = self.folder / f"beat-schedule-{self.started}"
-        self._spawn("beat", "beat", "--loglevel=INFO", "--schedule", str(schedule))
+        self._spawn("beat", celery_beat(schedule))
 
     def kill_worker(self) -> None:
         process = self.processes.pop("worker")
@@ -80,28 +63,10 @@ class CeleryProcesses:
     def logs(self) -> str:
         return log_tails(self.folder)
 
-
-def stop_groups(processes: Iterable[subprocess.Popen[bytes]], grace: float = 20.0) -> None:
-    """SIGTERM each process group (each started in a session of its own), then
-    SIGKILL whatever has not exited after `grace` seconds."""
-    processes = list(processes)
-    for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-    for process in processes:
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def log_tails(folder: Path, chars: int = 4000) -> str:
-    """The end of every log file in `folder`, for a failing test's message."""
-    return "\n".join(
-        f"--- {path.name}\n{path.read_text(errors='replace')[-chars:]}"
-        for path in sorted(folder.glob("*.log"))
-    )
+    def wait_until(self, predicate: Callable[[], object], what: str, seconds: float) -> None:
+        """Wait for the worker or beat to make `predicate` true; if they do not, fail
+        with their logs."""
+        wait_until(predicate, what, seconds, every=0.05, details=self.logs)
 
 
 def purge_broker() -> None:

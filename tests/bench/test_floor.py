@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 from django.apps import apps
 from django.db import connection
@@ -15,8 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.factories import Persona
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import run_python
 
 PROBE = """
 import json, django
@@ -34,12 +30,9 @@ print(json.dumps({"installed": "bench" in settings.INSTALLED_APPS, "routed": rou
 
 def probe_settings(bench_floor: str | None) -> dict[str, bool]:
     env = {k: v for k, v in os.environ.items() if k != "BENCH_FLOOR"}
-    env["DJANGO_SETTINGS_MODULE"] = "unoservice.settings"
     if bench_floor is not None:
         env["BENCH_FLOOR"] = bench_floor
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    done = run_python("-c", PROBE, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 

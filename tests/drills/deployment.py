@@ -14,24 +14,25 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.workers import log_tails, stop_groups
+from tests.support import (
+    celery_beat,
+    celery_worker,
+    free_port,
+    log_tails,
+    run_python,
+    spawn,
+    stop_groups,
+    wait_until,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def postgres_bin() -> Path | None:
@@ -40,29 +41,23 @@ def postgres_bin() -> Path | None:
     return versions[-1].parent if versions else None
 
 
-def wait_until(predicate: Any, what: str, seconds: float = START_TIMEOUT) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"{what}: not within {seconds} s")
-
-
-def group_members(pgid: int) -> list[int]:
-    """The live processes of process group `pgid` (zombies left out)."""
+def live_processes(where: Callable[[list[str]], bool]) -> list[int]:
+    """The ids of the processes whose /proc stat fields after the name (state, parent,
+    process group, ...) `where` accepts."""
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if where(fields):
             pids.append(int(stat.parent.name))
     return pids
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group `pgid` (zombies left out)."""
+    return live_processes(lambda fields: int(fields[2]) == pgid and fields[0] != "Z")
 
 
 class PrivatePostgres:
@@ -137,7 +132,7 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        wait_until(self._answers, "Redis")
+        wait_until(self._answers, "Redis", START_TIMEOUT)
 
     def _answers(self) -> bool:
         with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
@@ -185,24 +180,10 @@ class Deployment:
         }
 
     def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-        )
+        return run_python("manage.py", *args, env=self.env, timeout=None)
 
     def _spawn(self, name: str, argv: list[str]) -> None:
-        log = (self.folder / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        self.processes[name] = spawn(argv, log=self.folder / f"{name}.log", env=self.env)
 
     def start_api(self) -> None:
         self._spawn(
@@ -221,55 +202,20 @@ class Deployment:
                 "4",
             ],
         )
-        wait_until(lambda: self.request("GET", "/healthz").status in (200, 503), "the API")
+        wait_until(
+            lambda: self.request("GET", "/healthz").status in (200, 503), "the API", START_TIMEOUT
+        )
 
     def start_worker(self) -> None:
-        self._spawn(
-            "worker",
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "unoservice",
-                "worker",
-                "--loglevel=INFO",
-                "--concurrency=2",
-                "--without-gossip",
-                "--without-mingle",
-                "--hostname",
-                f"drill-{uuid.uuid4().hex[:6]}@%h",
-            ],
-        )
+        self._spawn("worker", celery_worker(f"drill-{uuid.uuid4().hex[:6]}@%h"))
 
     def start_beat(self) -> None:
-        self._spawn(
-            "beat",
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "unoservice",
-                "beat",
-                "--loglevel=INFO",
-                "--schedule",
-                str(self.folder / "beat-schedule"),
-            ],
-        )
+        self._spawn("beat", celery_beat(self.folder / "beat-schedule"))
 
     def api_worker_pids(self) -> list[int]:
         """gunicorn's worker processes: the children of its master."""
         master = self.processes["api"].pid
-        pids = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == master:
-                pids.append(int(stat.parent.name))
-        return pids
+        return live_processes(lambda fields: int(fields[1]) == master)
 
     def stop_api(self, *, kill: bool = False, grace: float = 20.0) -> None:
         """Stop the API as an orchestrator would: SIGTERM to gunicorn's master (which

@@ -15,11 +15,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.drills.deployment import (
-    Deployment,
-    running_deployment,
-    wait_until,
-)
+from tests.drills.deployment import Deployment, running_deployment
+from tests.support import wait_until
 
 pytestmark = [pytest.mark.drill, pytest.mark.slow]
 

@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from tests.drills.deployment import Deployment, running_deployment, wait_until
+from tests.drills.deployment import Deployment, running_deployment
+from tests.support import wait_until
 from unoclient import sse
 
 pytestmark = [pytest.mark.drill, pytest.mark.slow]

@@ -7,7 +7,7 @@ import pytest
 
 from games import replay, services
 from games.models import Event, Game, GameStatus
-from tests.factories import human_to_act_game, play_out, table
+from tests.factories import human_to_act_game, play_out, start_game
 from unoservice.errors import WrongPhaseError
 
 pytestmark = pytest.mark.django_db
@@ -28,14 +28,14 @@ def test_an_abandoned_game_stops_its_timers_and_logs_why(host, guest):
 
 
 def test_a_finished_game_cannot_be_abandoned(host):
-    game = play_out(table(host, ["greedy"], seed=40), {0: host})
+    game = play_out(start_game(host, "greedy", seed=40), {0: host})
     with pytest.raises(WrongPhaseError):
         services.game_abandon(game_id=game.pk, reason="too late")
     assert Event.objects.filter(game=game, type="game_abandoned").count() == 0
 
 
 def test_a_timer_or_bot_turn_after_abandoning_does_nothing(host):
-    game = table(host, ["greedy", "greedy"], seed=41)
+    game = start_game(host, "greedy", "greedy", seed=41)
     services.game_abandon(game_id=game.pk, reason="test")
     assert services.bot_act(game_id=game.pk, version=game.version + 1) is None
     assert services.turn_timeout_apply(game_id=game.pk, version=game.version + 1) is None

@@ -9,21 +9,20 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from games import services
 from games.models import Event, Game, GameStatus
-from tests.factories import play_out, table
+from tests.factories import play_out, seat_table, start_game
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def finished(host) -> Game:
-    return play_out(table(host, ["greedy", "random"], seed=31), {0: host})
+    return play_out(start_game(host, "greedy", "random", seed=31), {0: host})
 
 
 @pytest.fixture
 def running(guest) -> Game:
-    return table(guest, ["expert"], seed=32)
+    return start_game(guest, "expert", seed=32)
 
 
 def changelist(admin_client, **params: str) -> str:
@@ -173,7 +172,7 @@ def abandon(client, *games: Game):
 def test_a_staff_member_who_may_only_view_games_cannot_abandon_them(
     client, django_user_model, host, running
 ):
-    waiting = services.game_create(host=host.player, max_players=2, target_score=0, seed=33).game
+    waiting = seat_table(host, seed=33)
     viewer = staff_client(client, django_user_model, "viewer", "view_game")
     page = changelist(viewer)
     assert 'value="verify_replays"' in page  # the actions menu is there,

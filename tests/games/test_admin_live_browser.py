@@ -18,15 +18,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connections
 from django.urls import reverse
 
 from games import services
 from games.admin import LOG_PAGE_SIZE
 from games.models import Game
-from tests.browser import artifacts_dir, chromium
-from tests.factories import Persona, human_to_act_game, play_out, table
+from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
+from tests.factories import Persona, human_to_act_game, play_out, start_game
 from tests.games.live import conftest as live_conftest
 from tests.games.live.conftest import LiveServer
 
@@ -48,9 +47,9 @@ def page(live: LiveServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 @pytest.fixture
 def running(host: Persona, guest: Persona) -> Game:
-    """A staff user and a two-human game where the host is to act, made before the
+    """The operator and a two-human game where the host is to act, made before the
     browser starts (see `off_the_browser`)."""
-    get_user_model().objects.create_superuser("operator", "op@example.com", "s3cret-pass")
+    make_operator()
     return human_to_act_game(host, guest, turn_timeout=600)
 
 
@@ -112,7 +111,7 @@ def shown(page: Any) -> dict[str, Any]:
 def test_only_a_game_still_changing_is_followed_and_its_log_can_open_on_the_newest_page(
     admin_client, host: Persona, guest: Persona
 ):
-    finished = play_out(table(host, ["greedy", "random"], seed=31), {0: host})
+    finished = play_out(start_game(host, "greedy", "random", seed=31), {0: host})
     running = human_to_act_game(host, guest)
     page = admin_client.get(reverse("admin:games_game_change", args=[running.pk])).content
     assert f'"/api/v1/games/{running.pk}/stream"'.encode() in page
@@ -136,10 +135,7 @@ def test_a_running_games_admin_page_follows_its_moves_live(
     game_id = str(running.pk)
     change_path = f"/admin/games/game/{game_id}/change/"
 
-    page.goto(f"{live.url}/admin/login/?next={change_path}")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", "s3cret-pass")
-    page.click("input[type=submit]")
+    log_in_to_the_admin(page, live.url, then=change_path)
     page.wait_for_selector("#game-live")
     # Live once the stream's first view has come through the staff session.
     page.wait_for_function(

@@ -15,25 +15,15 @@ from games.engine.cards import CODE_OF
 from games.engine.moves import CALL_UNO
 from games.engine.position import build_state
 from games.models import Event, Game, GameStatus, Seat
-from tests.factories import human_to_act_game, seed_where, table
+from tests.factories import human_to_act_game, put_state, reload, seed_where, start_game
 
 pytestmark = pytest.mark.django_db
 
 REAL_SEND = dispatch.send  # before the autouse fixture records sends instead
 
 
-def reload(game: Game) -> Game:
-    return Game.objects.get(pk=game.pk)
-
-
 def to_act(game: Game) -> int | None:
     return GameState.from_snapshot(reload(game).state).to_act
-
-
-def put_state(game: Game, state: GameState) -> Game:
-    """Set the table to a built position (and keep the version: tasks carry it)."""
-    Game.objects.filter(pk=game.pk).update(state=state.to_snapshot())
-    return reload(game)
 
 
 def watch(monkeypatch: pytest.MonkeyPatch, strategy: str) -> list[engine.PlayerView]:
@@ -57,7 +47,7 @@ def test_a_bot_to_act_gets_a_due_time_and_a_bot_turn_but_no_turn_deadline(
 ):
     seed = seed_where(2, lambda s: s.to_act == 1)
     with django_capture_on_commit_callbacks(execute=True):
-        game = table(host, ["greedy"], seed=seed, turn_timeout=30)
+        game = start_game(host, "greedy", seed=seed, turn_timeout=30)
     assert game.turn_deadline is None
     assert game.bot_due_at is not None
     assert [(t.name, t.game_id, t.version) for t in sent_tasks] == [
@@ -70,7 +60,7 @@ def test_a_human_to_act_gets_a_deadline_and_a_timer_armed_for_that_version(
 ):
     seed = seed_where(2, lambda s: s.to_act == 0)
     with django_capture_on_commit_callbacks(execute=True):
-        game = table(host, ["greedy"], seed=seed, turn_timeout=30)
+        game = start_game(host, "greedy", seed=seed, turn_timeout=30)
     assert game.bot_due_at is None
     assert game.turn_deadline is not None
     timers = [t for t in sent_tasks if t.name == dispatch.TURN_TIMEOUT]
@@ -81,7 +71,7 @@ def test_a_human_to_act_gets_a_deadline_and_a_timer_armed_for_that_version(
 
 def test_nothing_is_sent_before_the_change_commits(host, sent_tasks):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    table(host, ["greedy"], seed=seed, turn_timeout=30)
+    start_game(host, "greedy", seed=seed, turn_timeout=30)
     assert sent_tasks == []  # the test's transaction never commits
 
 
@@ -91,7 +81,7 @@ def test_bot_think_time_is_the_countdown_of_a_bot_turn(
     settings.BOT_THINK_SECONDS = 1.5
     seed = seed_where(2, lambda s: s.to_act == 1)
     with django_capture_on_commit_callbacks(execute=True):
-        game = table(host, ["greedy"], seed=seed)
+        game = start_game(host, "greedy", seed=seed)
     assert sent_tasks[-1].countdown == 1.5
     assert game.bot_due_at is not None
     assert (game.bot_due_at - timezone.now()).total_seconds() == pytest.approx(1.5, abs=0.5)
@@ -102,7 +92,7 @@ def test_a_very_long_turn_timeout_is_left_to_the_sweeper(
 ):
     seed = seed_where(2, lambda s: s.to_act == 0)
     with django_capture_on_commit_callbacks(execute=True):
-        game = table(host, ["greedy"], seed=seed, turn_timeout=86400)
+        game = start_game(host, "greedy", seed=seed, turn_timeout=86400)
     assert game.turn_deadline is not None
     assert [t for t in sent_tasks if t.name == dispatch.TURN_TIMEOUT] == []
 
@@ -117,7 +107,7 @@ def test_a_broker_that_cannot_be_reached_does_not_undo_or_fail_the_move(
     monkeypatch.setattr(dispatch.app, "send_task", unreachable)
     seed = seed_where(2, lambda s: s.to_act == 1)
     with django_capture_on_commit_callbacks(execute=True):
-        game = table(host, ["greedy"], seed=seed)
+        game = start_game(host, "greedy", seed=seed)
     assert reload(game).status == GameStatus.PLAYING
 
 
@@ -126,7 +116,7 @@ def test_a_broker_that_cannot_be_reached_does_not_undo_or_fail_the_move(
 
 def test_a_bot_turn_plays_one_move_for_the_version_it_was_sent_for(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    game = table(host, ["greedy"], seed=seed)
+    game = start_game(host, "greedy", seed=seed)
     outcome = services.bot_act(game_id=game.pk, version=game.version)
     assert outcome is not None
     assert outcome.game.version == game.version + 1
@@ -135,7 +125,7 @@ def test_a_bot_turn_plays_one_move_for_the_version_it_was_sent_for(host):
 
 def test_a_bot_turn_for_an_older_version_does_nothing(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    game = table(host, ["greedy"], seed=seed)
+    game = start_game(host, "greedy", seed=seed)
     assert services.bot_act(game_id=game.pk, version=game.version) is not None
     again = services.bot_act(game_id=game.pk, version=game.version)  # delivered twice
     assert again is None
@@ -144,7 +134,7 @@ def test_a_bot_turn_for_an_older_version_does_nothing(host):
 
 def test_a_bot_turn_in_a_finished_game_does_nothing(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    game = table(host, ["greedy"], seed=seed)
+    game = start_game(host, "greedy", seed=seed)
     Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED)
     assert services.bot_act(game_id=game.pk, version=game.version) is None
     assert reload(game).last_seq == game.last_seq
@@ -152,7 +142,7 @@ def test_a_bot_turn_in_a_finished_game_does_nothing(host):
 
 def test_a_bot_turn_does_nothing_when_a_human_is_to_act_and_no_bot_has_a_move(host):
     seed = seed_where(2, lambda s: s.to_act == 0)
-    game = table(host, ["greedy"], seed=seed)
+    game = start_game(host, "greedy", seed=seed)
     assert services.bot_act(game_id=game.pk, version=game.version) is None
     assert reload(game).version == game.version
 
@@ -163,7 +153,7 @@ def test_a_bot_turn_for_a_game_that_does_not_exist_does_nothing(db):
 
 
 def test_a_bot_catches_a_forgotten_uno_before_the_next_bot_plays(host, sent_tasks):
-    game = table(host, ["greedy", "greedy"], seed=1)
+    game = start_game(host, "greedy", "greedy", seed=1)
     state = build_state([["R5", "R7"], ["B1", "B2", "B3"], ["G1", "G2", "G3"]], top="R1")
     game = put_state(game, state)
     outcome = services.move_apply(
@@ -181,7 +171,7 @@ def test_a_bot_catches_a_forgotten_uno_before_the_next_bot_plays(host, sent_task
 
 
 def test_a_bot_jumps_in_with_the_identical_card_while_a_human_is_to_act(host):
-    game = table(host, ["greedy", "greedy"], seed=1)
+    game = start_game(host, "greedy", "greedy", seed=1)
     state = build_state(
         [["B1", "B7", "G2"], ["Y4", "Y5", "G9"], ["R7", "R5", "Y1"]],
         top="R5",
@@ -204,7 +194,7 @@ def _play(state: GameState, seat: int, code: str) -> Move:
 def test_bots_play_on_until_it_is_the_humans_turn(host, sent_tasks):
     """The worker's loop, run here by hand: each bot move sends the next bot turn."""
     seed = seed_where(4, lambda s: s.to_act == 1)
-    game = table(host, ["greedy", "random", "expert"], seed=seed)
+    game = start_game(host, "greedy", "random", "expert", seed=seed)
     moves = 0
     while to_act(game) != 0 and moves < 50:
         current = reload(game)
@@ -218,7 +208,7 @@ def test_bots_play_on_until_it_is_the_humans_turn(host, sent_tasks):
 
 
 def test_a_bot_that_reads_the_table_sees_this_rounds_events_without_others_cards(host, monkeypatch):
-    game = table(host, ["greedy", "expert"], seed=seed_where(3, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", "expert", seed=seed_where(3, lambda s: s.to_act == 1))
     seen = watch(monkeypatch, "expert")
     for _ in range(6):
         current = reload(game)
@@ -246,7 +236,7 @@ def test_a_bot_that_reads_the_table_sees_this_rounds_events_without_others_cards
 
 
 def test_bots_that_decide_from_the_table_alone_are_not_given_the_history(host, monkeypatch):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1))
     seen = watch(monkeypatch, "greedy")
     assert services.bot_act(game_id=game.pk, version=game.version) is not None
     assert [view.history for view in seen] == [()]
@@ -255,7 +245,7 @@ def test_bots_that_decide_from_the_table_alone_are_not_given_the_history(host, m
 def test_a_bot_sees_which_seats_are_bots_and_of_what_strategy_as_the_game_view_shows(
     host, monkeypatch
 ):
-    game = table(host, ["random", "expert"], seed=seed_where(3, lambda s: s.to_act == 2))
+    game = start_game(host, "random", "expert", seed=seed_where(3, lambda s: s.to_act == 2))
     seen = watch(monkeypatch, "expert")
     assert services.bot_act(game_id=game.pk, version=game.version) is not None
     assert [view.bots for view in seen] == [(None, "random", "expert")]
@@ -305,7 +295,7 @@ def test_a_timeout_in_a_finished_game_does_nothing(host, guest):
 
 def test_a_timeout_never_applies_to_a_bot_seat(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    game = table(host, ["greedy"], seed=seed, turn_timeout=30)
+    game = start_game(host, "greedy", seed=seed, turn_timeout=30)
     # Even with a deadline forced onto the bot's turn, a timer leaves bots alone.
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now())
     with time_machine.travel(timezone.now() + dt.timedelta(seconds=1), tick=False):
@@ -314,7 +304,7 @@ def test_a_timeout_never_applies_to_a_bot_seat(host):
 
 
 def test_a_move_out_of_turn_does_not_extend_the_deadline_of_the_seat_to_act(host, guest):
-    game = table(host, [], seed=1, humans=[guest], turn_timeout=30)
+    game = start_game(host, guest, seed=1, turn_timeout=30)
     state = build_state([["R5", "R7", "B9"], ["B1", "R2"]], top="R1", current=1)
     game = put_state(game, state)
     played = services.move_apply(
@@ -381,7 +371,7 @@ def test_the_sweeper_leaves_a_timeout_that_is_not_due(host, guest):
 
 def test_the_sweeper_moves_a_bot_whose_turn_was_lost_after_the_grace(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
-    game = table(host, ["greedy"], seed=seed)
+    game = start_game(host, "greedy", seed=seed)
     grace = dt.timedelta(seconds=2)
     assert services.sweep_overdue(bot_grace=grace) == (0, 0, 0)  # its task may still come
     with time_machine.travel(game.bot_due_at + dt.timedelta(seconds=3), tick=False):
@@ -390,7 +380,7 @@ def test_the_sweeper_moves_a_bot_whose_turn_was_lost_after_the_grace(host):
 
 
 def test_a_bot_that_fails_still_moves_so_the_table_never_stalls(host, monkeypatch, caplog):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1))
 
     def broken(view: object, rng: object) -> None:
         raise RuntimeError("a bug in the bot")
@@ -403,7 +393,7 @@ def test_a_bot_that_fails_still_moves_so_the_table_never_stalls(host, monkeypatc
 
 
 def test_a_bot_with_nothing_to_say_on_its_turn_makes_its_first_legal_move(host, monkeypatch):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1))
     monkeypatch.setitem(bots.STRATEGIES, "greedy", lambda view, rng: None)
     outcome = services.bot_act(game_id=game.pk, version=game.version)
     assert outcome is not None

@@ -20,7 +20,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from games.models import Event, Game, Seat
-from tests.factories import API, Persona, make_persona, start_four_player_game
+from tests.factories import API, Persona, make_persona, seat_table, start_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -97,7 +97,7 @@ def test_sixteen_clients_sending_the_same_move_at_once_apply_it_once(
     host: Persona, guest: Persona
 ) -> None:
     players = [host, guest, make_persona("Third"), make_persona("Fourth")]
-    game_id = start_four_player_game(players, seed=77)
+    game_id = str(start_game(*players, seed=77).pk)
     for _ in range(ROUNDS):
         seat, endpoint, body = next_move(players, game_id)
         before = Game.objects.get(pk=game_id)
@@ -128,9 +128,7 @@ def test_sixteen_players_joining_a_four_seat_game_at_once_fill_exactly_three_sea
     host: Persona,
 ) -> None:
     for round_no in range(ROUNDS):
-        created = host.post("/games", {"max_players": 4})
-        assert created.status_code == 201, created.json()
-        game_id = created.json()["id"]
+        game_id = seat_table(host, max_players=4).pk
         joiners = [make_persona(f"Joiner{round_no}-{i}") for i in range(16)]
         clients = [client_for(p) for p in joiners]
         url = f"{API}/games/{game_id}/join"
@@ -152,7 +150,7 @@ def test_the_same_idempotency_key_sent_eight_times_at_once_acts_once(
     host: Persona, guest: Persona
 ) -> None:
     players = [host, guest, make_persona("Third"), make_persona("Fourth")]
-    game_id = start_four_player_game(players, seed=78)
+    game_id = str(start_game(*players, seed=78).pk)
     for _ in range(ROUNDS):
         seat, endpoint, body = next_move(players, game_id)
         before = Game.objects.get(pk=game_id)

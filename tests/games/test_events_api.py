@@ -12,30 +12,26 @@ from django.db import connection
 
 from games.engine.position import build_state
 from games.models import Game
-from tests.factories import API, Persona, assert_error
+from tests.factories import API, Persona, assert_error, put_state, seat_table, start_game
 
 EVENT_KEYS = {"seq", "at", "round", "type", "seat", "data"}
 R1 = 1
 
 
-def new_game(host: Persona, **body: Any) -> str:
-    response = host.post("/games", {"seed": 21, **body})
-    assert response.status_code == 201, response.json()
-    return str(response.json()["id"])
+def new_game(host: Persona) -> str:
+    """A waiting four-seat game of the host's; its id."""
+    return str(seat_table(host, seed=21, max_players=4).pk)
 
 
-def table(host: Persona, guest: Persona, **body: Any) -> str:
-    game_id = new_game(host, max_players=2, **body)
-    assert guest.post(f"/games/{game_id}/join").status_code == 200
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    return game_id
+def table(host: Persona, guest: Persona) -> str:
+    """A running game of the host and the guest; its id."""
+    return str(start_game(host, guest, seed=21, target_score=500).pk)
 
 
-def put_basic(game_id: str, **kwargs: Any) -> int:
+def put_basic(game_id: str) -> int:
     """Seat 0 to play R1 on a red 5; returns the version."""
-    state = build_state([["R1", "G3", "Y9"], ["B4", "B5", "Y6"]], top="R5", **kwargs)
-    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
-    return Game.objects.get(pk=game_id).version
+    state = build_state([["R1", "G3", "Y9"], ["B4", "B5", "Y6"]], top="R5")
+    return put_state(game_id, state).version
 
 
 def feed(persona: Persona, game_id: str, **params: Any) -> dict[str, Any]:

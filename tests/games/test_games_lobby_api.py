@@ -7,8 +7,16 @@ from typing import Any
 
 import pytest
 
-from games.models import Event, Game, Seat
-from tests.factories import API, GameFactory, Persona, assert_error, make_persona
+from games.models import Event, Game
+from tests.factories import (
+    API,
+    Persona,
+    assert_error,
+    footprint,
+    make_persona,
+    seat_table,
+    stamp_game,
+)
 
 VIEW_KEYS = {
     "id",
@@ -64,20 +72,13 @@ def new_game(host: Persona, **body: Any) -> dict[str, Any]:
     return response.json()
 
 
-def stamp(game_id: str) -> tuple[Any, ...]:
-    """What a rejected request must leave alone."""
-    game = Game.objects.get(pk=game_id)
-    seats = tuple(Seat.objects.filter(game=game).order_by("seat").values_list("player", "bot"))
-    return game.version, game.last_seq, game.status, game.host_id, game.state, seats
-
-
-def started(host: Persona, *others: Persona, **body: Any) -> dict[str, Any]:
-    game = new_game(host, **{"max_players": 1 + len(others), "seed": 11, **body})
-    for other in others:
-        assert other.post(f"/games/{game['id']}/join").status_code == 200
-    response = host.post(f"/games/{game['id']}/start")
+def started(host: Persona, *others: Persona, **options: Any) -> dict[str, Any]:
+    """A game of the host and `others` (seed 11, to 500 points unless `options` say
+    otherwise), started through the API: the host's view the start answered."""
+    game = seat_table(host, *others, seed=11, **{"target_score": 500, **options})
+    response = host.post(f"/games/{game.pk}/start")
     assert response.status_code == 200, response.json()
-    return response.json()
+    return response.json()  # type: ignore[no-any-return]
 
 
 def event_types(persona: Persona, game_id: str, after: int = 0) -> list[tuple[str, Any]]:
@@ -300,7 +301,8 @@ def test_the_summary_lists_players_and_bots(host, guest):
 
 
 def test_the_game_list_pages_through_many_games(host):
-    GameFactory.create_batch(53, host=host.player)
+    for _ in range(53):
+        stamp_game(host=host.player)
     first = host.get("/games").json()
     assert first["count"] == 53
     assert first["previous"] is None
@@ -320,9 +322,7 @@ def test_a_page_past_the_end_of_the_list_is_a_json_404(host):
 
 @pytest.mark.parametrize("status", ["waiting", "playing", "finished", "abandoned"])
 def test_the_list_filters_by_status(host, guest, status):
-    made = {
-        s: GameFactory(host=host.player, status=s) for s in ("playing", "finished", "abandoned")
-    }
+    made = {s: stamp_game(host=host.player, status=s) for s in ("playing", "finished", "abandoned")}
     waiting = new_game(host)
     expected = waiting["id"] if status == "waiting" else str(made[status].pk)
     body = host.get("/games", status=status).json()
@@ -363,7 +363,7 @@ def test_without_mine_every_game_is_listed(host, outsider):
 def test_status_and_mine_filters_combine(host, guest):
     game = started(host, guest)
     new_game(host)
-    GameFactory(status="playing")
+    stamp_game(status="playing")
     body = guest.get("/games", status="playing", mine="true").json()
     assert [g["id"] for g in body["results"]] == [game["id"]]
 
@@ -508,30 +508,30 @@ def test_joining_seats_the_player_at_the_next_seat(host, guest):
 def test_joining_again_is_a_no_op(host, guest):
     game = new_game(host)
     first = guest.post(f"/games/{game['id']}/join").json()
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     again = guest.post(f"/games/{game['id']}/join")
     assert again.status_code == 200, again.json()
     assert again.json()["version"] == first["version"]
     assert again.json()["last_seq"] == first["last_seq"]
     assert again.json()["you"]["seat"] == 1
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_the_host_joining_their_own_game_is_a_no_op(host):
     game = new_game(host)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = host.post(f"/games/{game['id']}/join")
     assert response.status_code == 200, response.json()
     assert response.json()["version"] == game["version"]
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_joining_a_full_game_is_a_409_game_full(host, guest, outsider):
     game = new_game(host, max_players=2)
     guest.post(f"/games/{game['id']}/join")
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(outsider.post(f"/games/{game['id']}/join"), 409, "game_full")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_joining_a_game_filled_with_bots_is_a_409_game_full(host, guest):
@@ -543,23 +543,23 @@ def test_joining_a_game_filled_with_bots_is_a_409_game_full(host, guest):
 
 def test_joining_a_started_game_is_a_409_wrong_phase(host, guest, outsider):
     game = started(host, guest)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(outsider.post(f"/games/{game['id']}/join"), 409, "wrong_phase")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_joining_a_started_game_one_sits_in_is_still_a_no_op(host, guest):
     game = started(host, guest)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = guest.post(f"/games/{game['id']}/join")
     assert response.status_code == 200, response.json()
     assert response.json()["version"] == game["version"]
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 @pytest.mark.parametrize("status", ["finished", "abandoned"])
 def test_joining_an_ended_game_is_a_409_wrong_phase(outsider, status):
-    game = GameFactory(status=status)
+    game = stamp_game(status=status)
     assert_error(outsider.post(f"/games/{game.pk}/join"), 409, "wrong_phase")
 
 
@@ -567,7 +567,7 @@ def test_joining_needs_a_token(host, anonymous):
     game = new_game(host)
     response = anonymous.post(f"{API}/games/{game['id']}/join", format="json")
     assert_error(response, 401, "not_authenticated")
-    assert stamp(game["id"])[0] == game["version"]
+    assert footprint(game["id"]).version == game["version"]
 
 
 # -- POST /games/{id}/bots -------------------------------------------------------------
@@ -593,28 +593,28 @@ def test_the_host_adds_a_bot_of_each_strategy(host, strategy):
 def test_only_the_host_adds_bots(host, guest, outsider, who):
     game = new_game(host)
     guest.post(f"/games/{game['id']}/join")
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     persona = {"guest": guest, "outsider": outsider}[who]
     response = persona.post(f"/games/{game['id']}/bots", {"strategy": "random"})
     assert_error(response, 403, "forbidden")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_bots_cannot_be_added_once_the_game_started(host, guest):
     game = started(host, guest, max_players=4)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = host.post(f"/games/{game['id']}/bots", {"strategy": "random"})
     assert_error(response, 409, "wrong_phase")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_a_bot_cannot_take_a_seat_in_a_full_game(host, guest):
     game = new_game(host, max_players=2)
     guest.post(f"/games/{game['id']}/join")
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = host.post(f"/games/{game['id']}/bots", {"strategy": "random"})
     assert_error(response, 409, "game_full")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 @pytest.mark.parametrize(
@@ -634,9 +634,9 @@ def test_a_bot_cannot_take_a_seat_in_a_full_game(host, guest):
 )
 def test_a_malformed_bot_body_is_a_400(host, body):
     game = new_game(host)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(host.post(f"/games/{game['id']}/bots", body), 400, "invalid_request")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 # -- POST /games/{id}/start ------------------------------------------------------------
@@ -645,18 +645,18 @@ def test_a_malformed_bot_body_is_a_400(host, body):
 def test_the_host_starts_a_game_of_two(host, guest):
     game = new_game(host, seed=3)
     guest.post(f"/games/{game['id']}/join")
-    joined = stamp(game["id"])
+    joined = footprint(game["id"])
     response = host.post(f"/games/{game['id']}/start")
     assert response.status_code == 200, response.json()
     view = response.json()
     assert set(view) == VIEW_KEYS
     assert view["status"] == "playing"
     assert view["round"] == 1
-    assert view["version"] == joined[0] + 1
+    assert view["version"] == joined.version + 1
     assert view["you"]["seat"] == 0
-    types = [t for t, _ in event_types(host, game["id"], after=joined[1])]
+    types = [t for t, _ in event_types(host, game["id"], after=joined.last_seq)]
     assert types[:2] == ["game_started", "round_started"]
-    assert view["last_seq"] == joined[1] + len(types)
+    assert view["last_seq"] == joined.last_seq + len(types)
 
 
 def test_a_game_of_the_host_and_a_bot_can_start(host):
@@ -669,26 +669,26 @@ def test_a_game_of_the_host_and_a_bot_can_start(host):
 
 def test_a_game_needs_at_least_two_seats_to_start(host):
     game = new_game(host)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(host.post(f"/games/{game['id']}/start"), 409, "wrong_phase")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 @pytest.mark.parametrize("who", ["guest", "outsider"])
 def test_only_the_host_starts_the_game(host, guest, outsider, who):
     game = new_game(host)
     guest.post(f"/games/{game['id']}/join")
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     persona = {"guest": guest, "outsider": outsider}[who]
     assert_error(persona.post(f"/games/{game['id']}/start"), 403, "forbidden")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_starting_a_started_game_is_a_409_wrong_phase(host, guest):
     game = started(host, guest)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(host.post(f"/games/{game['id']}/start"), 409, "wrong_phase")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_a_game_starts_with_fewer_players_than_its_maximum(host, guest):
@@ -706,7 +706,7 @@ def test_leaving_a_waiting_game_frees_the_seat_and_later_seats_move_up(host, gue
     game = new_game(host)
     guest.post(f"/games/{game['id']}/join")
     outsider.post(f"/games/{game['id']}/join")
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = guest.post(f"/games/{game['id']}/leave")
     assert response.status_code == 200, response.json()
     view = host.get(f"/games/{game['id']}").json()
@@ -715,10 +715,10 @@ def test_leaving_a_waiting_game_frees_the_seat_and_later_seats_move_up(host, gue
         str(outsider.player.pk),
     ]
     assert [s["seat"] for s in view["seats"]] == [0, 1]
-    assert view["version"] == before[0] + 1
+    assert view["version"] == before.version + 1
     assert outsider.get(f"/games/{game['id']}").json()["you"]["seat"] == 1
     assert guest.get(f"/games/{game['id']}").json()["you"] is None
-    events = host.get(f"/games/{game['id']}/events", after=before[1]).json()["events"]
+    events = host.get(f"/games/{game['id']}/events", after=before.last_seq).json()["events"]
     assert [(e["type"], e["seat"]) for e in events] == [("player_left", 1)]
     assert events[0]["data"] == {"player": {"id": str(guest.player.pk), "name": "Guest"}}
 
@@ -751,7 +751,7 @@ def test_when_the_host_leaves_a_waiting_game_the_host_role_passes_on(host, guest
 
 def test_leaving_a_running_game_hands_the_seat_to_a_bot(host, guest, outsider):
     game = started(host, guest, outsider)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     response = guest.post(f"/games/{game['id']}/leave")
     assert response.status_code == 200, response.json()
     view = host.get(f"/games/{game['id']}").json()
@@ -759,8 +759,8 @@ def test_leaving_a_running_game_hands_the_seat_to_a_bot(host, guest, outsider):
     assert len(view["seats"]) == 3
     assert view["seats"][1]["bot"] in ("random", "greedy", "expert")
     assert view["seats"][1]["card_count"] == game["seats"][1]["card_count"]
-    assert view["version"] == before[0] + 1
-    events = host.get(f"/games/{game['id']}/events", after=before[1]).json()["events"]
+    assert view["version"] == before.version + 1
+    events = host.get(f"/games/{game['id']}/events", after=before.last_seq).json()["events"]
     assert [(e["type"], e["seat"]) for e in events] == [
         ("player_left", 1),
         ("seat_taken_by_bot", 1),
@@ -773,7 +773,7 @@ def test_leaving_a_running_game_hands_the_seat_to_a_bot(host, guest, outsider):
 def test_a_player_who_left_a_running_game_can_no_longer_move_or_rejoin(host, guest, outsider):
     game = started(host, guest, outsider)
     guest.post(f"/games/{game['id']}/leave")
-    version = stamp(game["id"])[0]
+    version = footprint(game["id"]).version
     assert_error(guest.move(game["id"], version, action="draw"), 403, "forbidden")
     assert_error(guest.post(f"/games/{game['id']}/join"), 409, "wrong_phase")
     assert_error(guest.post(f"/games/{game['id']}/leave"), 403, "forbidden")
@@ -792,25 +792,25 @@ def test_when_the_last_human_leaves_a_running_game_it_is_abandoned(host, guest):
 
 def test_an_outsider_cannot_leave_a_game_they_are_not_in(host, outsider):
     game = new_game(host)
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(outsider.post(f"/games/{game['id']}/leave"), 403, "forbidden")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_leaving_twice_is_a_403_the_second_time(host, guest):
     game = new_game(host)
     guest.post(f"/games/{game['id']}/join")
     assert guest.post(f"/games/{game['id']}/leave").status_code == 200
-    before = stamp(game["id"])
+    before = footprint(game["id"])
     assert_error(guest.post(f"/games/{game['id']}/leave"), 403, "forbidden")
-    assert stamp(game["id"]) == before
+    assert footprint(game["id"]) == before
 
 
 def test_leaving_a_finished_game_is_a_409_wrong_phase(host):
-    game = GameFactory(host=host.player, status="finished")
-    before = stamp(str(game.pk))
+    game = stamp_game(host=host.player, status="finished")
+    before = footprint(game.pk)
     assert_error(host.post(f"/games/{game.pk}/leave"), 409, "wrong_phase")
-    assert stamp(str(game.pk)) == before
+    assert footprint(game.pk) == before
 
 
 def test_leaving_needs_a_token(host, anonymous):

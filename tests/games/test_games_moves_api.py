@@ -13,7 +13,7 @@ from games.engine.cards import CODE_OF, NO_COLOR
 from games.engine.position import build_state, card_in_hand
 from games.engine.state import GameState
 from games.models import Event, Game
-from tests.factories import API, Persona, assert_error
+from tests.factories import API, Persona, assert_error, footprint, put_state, seat_table, start_game
 
 R1, R2, R5, R7 = 1, 2, 5, 7  # ids: colour * 25 + k, k = 1..9 for the first 1-9
 W, W4 = 100, 104
@@ -21,29 +21,10 @@ CARD_KEYS = {"id", "code", "color", "kind", "number"}
 assert (CODE_OF[R1], CODE_OF[R7], CODE_OF[W], CODE_OF[W4]) == ("R1", "R7", "W", "W+4")
 
 
-def stamp(game_id: str) -> tuple[Any, ...]:
-    """What a rejected request must leave alone."""
-    game = Game.objects.get(pk=game_id)
-    return game.version, game.last_seq, game.status, game.state, game.turn_deadline
-
-
-def table(host: Persona, *others: Persona, bots: int = 0, **body: Any) -> str:
-    """A started game: the host at seat 0, then `others`, then `bots` random bots."""
-    created = host.post("/games", {"max_players": 1 + len(others) + bots, "seed": 9, **body})
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for other in others:
-        assert other.post(f"/games/{game_id}/join").status_code == 200
-    for _ in range(bots):
-        assert host.post(f"/games/{game_id}/bots", {"strategy": "random"}).status_code == 201
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    return game_id
-
-
-def put(game_id: str, state: GameState) -> int:
-    """Set the table to `state`; returns the game's version."""
-    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
-    return Game.objects.get(pk=game_id).version
+def table(host: Persona, *others: Persona | str, **options: Any) -> str:
+    """A running game (seed 9, to 500 points unless `options` say otherwise) of the
+    host, then `others` (personas, or bot strategies); its id."""
+    return str(start_game(host, *others, seed=9, **{"target_score": 500, **options}).pk)
 
 
 def basic(**kwargs: Any) -> GameState:
@@ -81,8 +62,8 @@ def post_raw(persona: Persona, path: str, raw: str) -> Any:
 
 def test_a_legal_play_answers_the_callers_view_and_the_events_it_caused(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = host.move(game_id, version, action="play", card=R1)
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -100,8 +81,10 @@ def test_a_legal_play_answers_the_callers_view_and_the_events_it_caused(host, gu
     assert R1 not in [c["id"] for c in game["you"]["hand"]]
     assert game["current_seat"] == 1
     events = body["events"]
-    assert [e["seq"] for e in events] == list(range(before[1] + 1, before[1] + 1 + len(events)))
-    assert game["last_seq"] == before[1] + len(events)
+    assert [e["seq"] for e in events] == list(
+        range(before.last_seq + 1, before.last_seq + 1 + len(events))
+    )
+    assert game["last_seq"] == before.last_seq + len(events)
     played = events[0]
     assert set(played) == {"seq", "at", "round", "type", "seat", "data"}
     assert (played["type"], played["seat"], played["round"]) == ("card_played", 0, 1)
@@ -111,7 +94,7 @@ def test_a_legal_play_answers_the_callers_view_and_the_events_it_caused(host, gu
 
 def test_each_accepted_move_bumps_the_version_by_exactly_one(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     first = host.move(game_id, version, action="play", card=R1).json()["game"]
     assert first["version"] == version + 1
     second = guest.move(game_id, first["version"], action="draw").json()["game"]
@@ -125,7 +108,7 @@ def test_every_listed_legal_move_is_accepted_as_it_is(host, guest):
     game_id = table(host, guest)
     moves = None
     for index in range(100):
-        version = put(game_id, basic())
+        version = put_state(game_id, basic()).version
         mine = view(host, game_id)
         if moves is None:
             moves = mine["you"]["legal_moves"]
@@ -139,7 +122,7 @@ def test_every_listed_legal_move_is_accepted_as_it_is(host, guest):
 
 def test_a_wild_is_listed_once_per_colour(host, guest):
     game_id = table(host, guest)
-    put(game_id, basic())
+    put_state(game_id, basic())
     moves = view(host, game_id)["you"]["legal_moves"]
     wilds = [m for m in moves if m.get("card") == W]
     assert sorted(m["color"] for m in wilds) == ["blue", "green", "red", "yellow"]
@@ -150,11 +133,11 @@ def test_a_wild_is_listed_once_per_colour(host, guest):
 
 
 def test_a_seven_o_seven_is_listed_once_per_target(host, guest):
-    game_id = table(host, guest, bots=1, rules={"seven_o": True})
+    game_id = table(host, guest, "random", rules={"seven_o": True})
     state = build_state(
         [["R7", "G3"], ["B4", "B5"], ["Y6", "Y8"]], top="R5", rules=Rules(seven_o=True)
     )
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     moves = view(host, game_id)["you"]["legal_moves"]
     sevens = [m for m in moves if m.get("card") == R7]
     assert sorted(sevens, key=lambda m: m["target"]) == [
@@ -171,15 +154,15 @@ def test_a_seven_o_seven_is_listed_once_per_target(host, guest):
 def test_a_seven_o_seven_without_a_target_is_illegal(host, guest):
     game_id = table(host, guest, rules={"seven_o": True})
     state = build_state([["R7", "G3"], ["B4", "B5"]], top="R5", rules=Rules(seven_o=True))
-    version = put(game_id, state)
-    before = stamp(game_id)
+    version = put_state(game_id, state).version
+    before = footprint(game_id)
     assert_error(host.move(game_id, version, action="play", card=R7), 422, "illegal_move")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_playing_the_second_to_last_card_with_uno_says_uno(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, build_state([["R1", "R2"], ["B4", "B5"]], top="R5"))
+    version = put_state(game_id, build_state([["R1", "R2"], ["B4", "B5"]], top="R5")).version
     response = host.move(game_id, version, action="play", card=R1, uno=True)
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -191,7 +174,7 @@ def test_playing_the_second_to_last_card_with_uno_says_uno(host, guest):
 def test_an_unsaid_uno_can_be_called_or_caught_once_per_catchable_seat(host, guest, outsider):
     game_id = table(host, guest, outsider)
     state = build_state([["R1", "R2"], ["B4", "B5"], ["Y4", "Y5"]], top="R5")
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     response = host.move(game_id, version, action="play", card=R1)
     assert response.status_code == 200, response.json()
     assert {"action": "call_uno"} in response.json()["game"]["you"]["legal_moves"]
@@ -214,21 +197,23 @@ def test_an_unsaid_uno_can_be_called_or_caught_once_per_catchable_seat(host, gue
 
 def test_calling_uno_out_of_turn_is_accepted_and_then_a_catch_is_illegal(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, build_state([["R1", "R2"], ["B4", "B5"]], top="R5"))
+    version = put_state(game_id, build_state([["R1", "R2"], ["B4", "B5"]], top="R5")).version
     played = host.move(game_id, version, action="play", card=R1).json()["game"]
     called = host.move(game_id, played["version"], action="call_uno")
     assert called.status_code == 200, called.json()
     assert [e["type"] for e in called.json()["events"]] == ["uno_called"]
     version = called.json()["game"]["version"]
-    before = stamp(game_id)
+    before = footprint(game_id)
     response = guest.move(game_id, version, action="catch_uno", target=0)
     assert_error(response, 422, "illegal_move")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_drawing_a_playable_card_offers_it_to_the_drawer_only(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2", "B7"]))
+    version = put_state(
+        game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2", "B7"])
+    ).version
     response = host.move(game_id, version, action="draw")
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -254,7 +239,9 @@ def test_drawing_a_playable_card_offers_it_to_the_drawer_only(host, guest):
 
 def test_keeping_the_card_just_drawn_passes_the_turn(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2"]))
+    version = put_state(
+        game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2"])
+    ).version
     drawn = host.move(game_id, version, action="draw").json()["game"]
     response = host.move(game_id, drawn["version"], action="pass")
     assert response.status_code == 200, response.json()
@@ -268,7 +255,7 @@ def test_choosing_the_colour_of_a_first_wild(host, guest):
     state = build_state([["R1", "G3"], ["B4", "B5"]], top="W", color="red")
     state.color = NO_COLOR
     state.pending = Pending("choose_color", 0)
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     mine = view(host, game_id)
     assert mine["pending"] == {"type": "choose_color", "seat": 0}
     assert sorted(m["color"] for m in mine["you"]["legal_moves"]) == [
@@ -288,7 +275,9 @@ def test_choosing_the_colour_of_a_first_wild(host, guest):
 
 def test_going_out_ends_a_single_round_game(host, guest):
     game_id = table(host, guest, target_score=0)
-    version = put(game_id, build_state([["R1"], ["B4", "B5"]], top="R5", target_score=0))
+    version = put_state(
+        game_id, build_state([["R1"], ["B4", "B5"]], top="R5", target_score=0)
+    ).version
     response = host.move(game_id, version, action="play", card=R1)
     assert response.status_code == 200, response.json()
     game = response.json()["game"]
@@ -317,7 +306,7 @@ def test_going_out_ends_a_single_round_game(host, guest):
 def test_a_reverse_changes_the_direction(host, guest, outsider):
     game_id = table(host, guest, outsider)
     state = build_state([["RR", "G3"], ["B4", "B5"], ["Y4", "Y5"]], top="R5")
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     reverse = card_in_hand(state, 0, "RR")
     response = host.move(game_id, version, action="play", card=reverse)
     assert response.status_code == 200, response.json()
@@ -334,7 +323,7 @@ def test_a_reverse_changes_the_direction(host, guest, outsider):
 def test_a_skip_skips_the_next_player(host, guest, outsider):
     game_id = table(host, guest, outsider)
     state = build_state([["RS", "G3"], ["B4", "B5"], ["Y4", "Y5"]], top="R5")
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     response = host.move(game_id, version, action="play", card=card_in_hand(state, 0, "RS"))
     assert response.status_code == 200, response.json()
     events = response.json()["events"]
@@ -347,7 +336,7 @@ def test_a_stacking_game_shows_a_pending_stack(host, guest):
     state = build_state(
         [["R+2", "G3", "G4"], ["B+2", "B5", "Y6"]], top="R5", rules=Rules(stacking=True)
     )
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     played = host.move(game_id, version, action="play", card=card_in_hand(state, 0, "R+2"))
     assert played.status_code == 200, played.json()
     pending = played.json()["game"]["pending"]
@@ -358,10 +347,10 @@ def test_a_stacking_game_shows_a_pending_stack(host, guest):
         [{"action": "play", "card": blue}, {"action": "draw"}], key=str
     )
     version = played.json()["game"]["version"]
-    before = stamp(game_id)
+    before = footprint(game_id)
     five = card_in_hand(state, 1, "B5")
     assert_error(guest.move(game_id, version, action="play", card=five), 422, "illegal_move")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
     drawn = guest.move(game_id, version, action="draw")
     assert drawn.status_code == 200, drawn.json()
     events = drawn.json()["events"]
@@ -372,13 +361,13 @@ def test_a_stacking_game_shows_a_pending_stack(host, guest):
 def test_jump_in_lets_an_identical_card_be_played_out_of_turn(host, guest):
     game_id = table(host, guest, rules={"jump_in": True})
     state = build_state([["G3", "Y9"], ["R5", "B4"]], top="R5", rules=Rules(jump_in=True))
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     red5 = card_in_hand(state, 1, "R5")
     assert view(guest, game_id)["you"]["legal_moves"] == [{"action": "play", "card": red5}]
-    before = stamp(game_id)
+    before = footprint(game_id)
     blue4 = card_in_hand(state, 1, "B4")
     assert_error(guest.move(game_id, version, action="play", card=blue4), 409, "not_your_turn")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
     response = guest.move(game_id, version, action="play", card=red5)
     assert response.status_code == 200, response.json()
     assert response.json()["game"]["current_seat"] == 0
@@ -387,12 +376,12 @@ def test_jump_in_lets_an_identical_card_be_played_out_of_turn(host, guest):
 def test_without_jump_in_an_identical_card_out_of_turn_is_not_your_turn(host, guest):
     game_id = table(host, guest)
     state = build_state([["G3", "Y9"], ["R5", "B4"]], top="R5")
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     assert view(guest, game_id)["you"]["legal_moves"] == []
     red5 = card_in_hand(state, 1, "R5")
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(guest.move(game_id, version, action="play", card=red5), 409, "not_your_turn")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 # -- the Wild Draw Four challenge --------------------------------------------------------
@@ -400,7 +389,7 @@ def test_without_jump_in_an_identical_card_out_of_turn_is_not_your_turn(host, gu
 
 def test_a_pending_wild_draw_four_lists_challenge_and_accept(host, guest, outsider):
     game_id = table(host, guest)
-    put(game_id, challenge_pending(guilty=True))
+    put_state(game_id, challenge_pending(guilty=True))
     theirs = view(guest, game_id)
     assert theirs["you"]["legal_moves"] == [{"action": "challenge"}, {"action": "accept"}]
     assert theirs["pending"]["type"] == "challenge"
@@ -413,7 +402,7 @@ def test_a_pending_wild_draw_four_lists_challenge_and_accept(host, guest, outsid
 
 def test_a_successful_challenge_makes_the_wild_draw_four_player_draw_four(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
+    version = put_state(game_id, challenge_pending(guilty=True)).version
     response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -443,7 +432,7 @@ def test_a_successful_challenge_makes_the_wild_draw_four_player_draw_four(host, 
 
 def test_a_failed_challenge_makes_the_challenger_draw_six_and_lose_the_turn(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=False))
+    version = put_state(game_id, challenge_pending(guilty=False)).version
     response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert response.status_code == 200, response.json()
     events = response.json()["events"]
@@ -463,7 +452,7 @@ def test_a_failed_challenge_makes_the_challenger_draw_six_and_lose_the_turn(host
 
 def test_accepting_a_wild_draw_four_draws_four_and_loses_the_turn(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
+    version = put_state(game_id, challenge_pending(guilty=True)).version
     response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": False})
     assert response.status_code == 200, response.json()
     events = response.json()["events"]
@@ -478,32 +467,32 @@ def test_accepting_a_wild_draw_four_draws_four_and_loses_the_turn(host, guest):
 
 def test_the_accused_cannot_decide_the_challenge(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
-    before = stamp(game_id)
+    version = put_state(game_id, challenge_pending(guilty=True)).version
+    before = footprint(game_id)
     response = host.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert_error(response, 409, "not_your_turn")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_challenge_with_no_wild_draw_four_pending_is_a_409_wrong_phase(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     for challenge in (True, False):
         response = host.post(
             f"/games/{game_id}/challenge", {"version": version, "challenge": challenge}
         )
         assert_error(response, 409, "wrong_phase")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_challenge_out_of_turn_is_a_409_not_your_turn(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert_error(response, 409, "not_your_turn")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize(
@@ -513,21 +502,21 @@ def test_a_challenge_out_of_turn_is_a_409_not_your_turn(host, guest):
 )
 def test_other_moves_while_a_challenge_is_pending_are_a_409_wrong_phase(host, guest, move):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
-    before = stamp(game_id)
+    version = put_state(game_id, challenge_pending(guilty=True)).version
+    before = footprint(game_id)
     assert_error(guest.move(game_id, version, **move), 409, "wrong_phase")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_stale_challenge_is_a_409_with_the_current_version(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
-    before = stamp(game_id)
+    version = put_state(game_id, challenge_pending(guilty=True)).version
+    before = footprint(game_id)
     for stale in (version - 1, version + 1, 0):
         response = guest.post(f"/games/{game_id}/challenge", {"version": stale, "challenge": True})
         error = assert_error(response, 409, "stale_version")
         assert error["details"]["version"] == version
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize(
@@ -556,37 +545,37 @@ def test_a_stale_challenge_is_a_409_with_the_current_version(host, guest):
 )
 def test_a_malformed_challenge_body_is_a_400(host, guest, body):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
+    version = put_state(game_id, challenge_pending(guilty=True)).version
     filled = {
         k: version if v == "CURRENT" else str(version) if v == "CURRENT_AS_STRING" else v
         for k, v in body.items()
     }
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(guest.post(f"/games/{game_id}/challenge", filled), 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize("raw", ["null", "[]", "true", "1", '"challenge"', '[{"version": 1}]'])
 def test_a_challenge_body_that_is_not_an_object_is_a_400(host, guest, raw):
     game_id = table(host, guest)
-    put(game_id, challenge_pending(guilty=True))
-    before = stamp(game_id)
+    put_state(game_id, challenge_pending(guilty=True))
+    before = footprint(game_id)
     assert_error(post_raw(guest, f"/games/{game_id}/challenge", raw), 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_an_outsider_cannot_challenge(host, guest, outsider):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
-    before = stamp(game_id)
+    version = put_state(game_id, challenge_pending(guilty=True)).version
+    before = footprint(game_id)
     response = outsider.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert_error(response, 403, "forbidden")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_challenging_needs_a_token(host, guest, anonymous):
     game_id = table(host, guest)
-    version = put(game_id, challenge_pending(guilty=True))
+    version = put_state(game_id, challenge_pending(guilty=True)).version
     response = anonymous.post(
         f"{API}/games/{game_id}/challenge", {"version": version, "challenge": True}, format="json"
     )
@@ -598,21 +587,21 @@ def test_challenging_needs_a_token(host, guest, anonymous):
 
 def test_an_outsider_cannot_move(host, guest, outsider):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     assert_error(outsider.move(game_id, version, action="draw"), 403, "forbidden")
     assert_error(outsider.move(game_id, version, action="play", card=R1), 403, "forbidden")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_moving_needs_a_token(host, guest, anonymous):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     response = anonymous.post(
         f"{API}/games/{game_id}/moves", {"version": version, "action": "draw"}, format="json"
     )
     assert_error(response, 401, "not_authenticated")
-    assert stamp(game_id)[0] == version
+    assert footprint(game_id).version == version
 
 
 @pytest.mark.parametrize(
@@ -626,10 +615,10 @@ def test_moving_needs_a_token(host, guest, anonymous):
 )
 def test_moving_out_of_turn_is_a_409_not_your_turn(host, guest, move):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     assert_error(guest.move(game_id, version, **move), 409, "not_your_turn")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize(
@@ -646,10 +635,10 @@ def test_only_a_colour_can_be_chosen_while_a_first_wild_waits_for_one(host, gues
     state = build_state([["R1", "G3"], ["B4", "B5"]], top="W", color="red")
     state.color = NO_COLOR
     state.pending = Pending("choose_color", 0)
-    version = put(game_id, state)
-    before = stamp(game_id)
+    version = put_state(game_id, state).version
+    before = footprint(game_id)
     assert_error(host.move(game_id, version, **move), 409, "wrong_phase")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize(
@@ -690,46 +679,47 @@ def test_only_a_colour_can_be_chosen_while_a_first_wild_waits_for_one(host, gues
 )
 def test_a_move_the_rules_forbid_is_a_422_illegal_move(host, guest, state, move):
     game_id = table(host, guest)
-    version = put(game_id, state)
+    version = put_state(game_id, state).version
     if move == "DRAW_THEN_PLAY_R1":
         version = host.move(game_id, version, action="draw").json()["game"]["version"]
         move = {"action": "play", "card": R1}
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(host.move(game_id, version, **move), 422, "illegal_move")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_drawing_again_while_holding_the_card_just_drawn_is_a_409_wrong_phase(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2"]))
+    version = put_state(
+        game_id, build_state([["G3", "Y9"], ["B4", "B5"]], top="R5", draw=["R2"])
+    ).version
     version = host.move(game_id, version, action="draw").json()["game"]["version"]
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(host.move(game_id, version, action="draw"), 409, "wrong_phase")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_moving_in_a_game_that_has_not_started_is_a_409_wrong_phase(host, guest):
-    created = host.post("/games", {}).json()
-    guest.post(f"/games/{created['id']}/join")
-    version = stamp(created["id"])[0]
-    before = stamp(created["id"])
-    assert_error(host.move(created["id"], version, action="draw"), 409, "wrong_phase")
-    response = guest.post(
-        f"/games/{created['id']}/challenge", {"version": version, "challenge": True}
-    )
+    game_id = str(seat_table(host, guest, max_players=4).pk)
+    before = footprint(game_id)
+    version = before.version
+    assert_error(host.move(game_id, version, action="draw"), 409, "wrong_phase")
+    response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": True})
     assert_error(response, 409, "wrong_phase")
-    assert stamp(created["id"]) == before
+    assert footprint(game_id) == before
 
 
 def test_moving_in_a_finished_game_is_a_409_wrong_phase(host, guest):
     game_id = table(host, guest, target_score=0)
-    version = put(game_id, build_state([["R1"], ["B4", "B5"]], top="R5", target_score=0))
+    version = put_state(
+        game_id, build_state([["R1"], ["B4", "B5"]], top="R5", target_score=0)
+    ).version
     version = host.move(game_id, version, action="play", card=R1).json()["game"]["version"]
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(guest.move(game_id, version, action="draw"), 409, "wrong_phase")
     response = guest.post(f"/games/{game_id}/challenge", {"version": version, "challenge": False})
     assert_error(response, 409, "wrong_phase")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 # -- the version ---------------------------------------------------------------------------
@@ -738,31 +728,31 @@ def test_moving_in_a_finished_game_is_a_409_wrong_phase(host, guest):
 @pytest.mark.parametrize("offset", [-1, 1, -5, 1000])
 def test_a_stale_version_is_a_409_carrying_the_current_version(host, guest, offset):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = host.move(game_id, max(version + offset, 0), action="play", card=R1)
     error = assert_error(response, 409, "stale_version")
     assert error["details"]["version"] == version
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_move_made_on_an_old_view_is_stale_after_another_move(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     assert host.move(game_id, version, action="play", card=R1).status_code == 200
-    before = stamp(game_id)
+    before = footprint(game_id)
     error = assert_error(guest.move(game_id, version, action="draw"), 409, "stale_version")
     assert error["details"]["version"] == version + 1
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_sending_the_same_move_twice_applies_it_once(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     assert host.move(game_id, version, action="play", card=R1).status_code == 200
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(host.move(game_id, version, action="play", card=R1), 409, "stale_version")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 # -- malformed moves -------------------------------------------------------------------------
@@ -841,21 +831,21 @@ def fill_version(body: dict[str, Any], version: int) -> dict[str, Any]:
 @pytest.mark.parametrize("body", MALFORMED_MOVES.values(), ids=MALFORMED_MOVES.keys())
 def test_a_malformed_move_is_a_400_and_changes_nothing(host, guest, body):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = host.post(f"/games/{game_id}/moves", fill_version(body, version))
     assert_error(response, 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize("body", MALFORMED_MOVES.values(), ids=MALFORMED_MOVES.keys())
 def test_a_malformed_move_out_of_turn_is_still_a_400(host, guest, body):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = guest.post(f"/games/{game_id}/moves", fill_version(body, version))
     assert_error(response, 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize(
@@ -863,24 +853,24 @@ def test_a_malformed_move_out_of_turn_is_still_a_400(host, guest, body):
 )
 def test_a_move_body_that_is_not_an_object_is_a_400(host, guest, raw):
     game_id = table(host, guest)
-    put(game_id, basic())
-    before = stamp(game_id)
+    put_state(game_id, basic())
+    before = footprint(game_id)
     assert_error(post_raw(host, f"/games/{game_id}/moves", raw), 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 @pytest.mark.parametrize("raw", ["", "{", '{"version": 1, "action": "draw"', "{'a': 1}", "NaN"])
 def test_a_move_body_that_is_not_json_is_a_400(host, guest, raw):
     game_id = table(host, guest)
-    put(game_id, basic())
-    before = stamp(game_id)
+    put_state(game_id, basic())
+    before = footprint(game_id)
     assert_error(post_raw(host, f"/games/{game_id}/moves", raw), 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_move_with_a_huge_version_is_stale_not_a_crash(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     response = host.post(f"/games/{game_id}/moves", {"version": 2**70, "action": "draw"})
     error = assert_error(response, 409, "stale_version")
     assert error["details"]["version"] == version
@@ -888,19 +878,19 @@ def test_a_move_with_a_huge_version_is_stale_not_a_crash(host, guest):
 
 def test_a_move_sent_as_form_data_is_a_415(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
-    before = stamp(game_id)
+    version = put_state(game_id, basic()).version
+    before = footprint(game_id)
     response = host.client.post(
         f"{API}/games/{game_id}/moves", {"version": version, "action": "draw"}, format="multipart"
     )
     assert response.status_code == 415, response.content
     assert response.json()["error"]["code"]
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_the_move_response_events_match_the_feed_as_the_caller_sees_it(host, guest):
     game_id = table(host, guest)
-    version = put(game_id, basic())
+    version = put_state(game_id, basic()).version
     played = host.move(game_id, version, action="play", card=R1).json()
     drawn = guest.move(game_id, played["game"]["version"], action="draw").json()
     after = played["game"]["last_seq"]

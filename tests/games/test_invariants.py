@@ -26,10 +26,10 @@ from django.utils import timezone
 from games import engine
 from games.engine import GameConfig, GameState, Move, Rules, parse_move
 from games.models import Event, Game, Seat
-from tests.factories import Persona, make_persona
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
+from tests.factories import Persona, make_persona, seat_table
 
-pytestmark = pytest.mark.django_db
+# Whole games in a few seconds exceed the per-minute rate limit.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 OFFICIAL: dict[str, bool] = {}
 HOUSE = {
@@ -53,14 +53,6 @@ RERUN_GAMES = [
 MAX_STEPS = 3000
 
 
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whole games in a few seconds exceed the per-minute rate limit; limits are not
-    what this file tests."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
-
-
 # -- a game played through the API -----------------------------------------------------
 
 
@@ -75,25 +67,16 @@ class Played:
 def new_game(
     host: Persona, count: int, target: int, rules: dict[str, bool], seed: int
 ) -> tuple[str, list[Persona]]:
+    """A full waiting table of the host and `count - 1` new players; its id and the
+    players by seat."""
     players = [host, *(make_persona(f"Player{i}") for i in range(1, count))]
-    created = host.post(
-        "/games", {"max_players": count, "target_score": target, "rules": rules, "seed": seed}
-    )
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for persona in players[1:]:
-        joined = persona.post(f"/games/{game_id}/join")
-        assert joined.status_code == 200, joined.json()
-    return game_id, players
+    game = seat_table(*players, seed=seed, target_score=target, rules=rules)
+    return str(game.pk), players
 
 
 def start(host: Persona, game_id: str) -> None:
     started = host.post(f"/games/{game_id}/start")
     assert started.status_code == 200, started.json()
-
-
-def engine_state(game_id: str) -> GameState:
-    return GameState.from_snapshot(Game.objects.get(pk=game_id).state)
 
 
 def choose(state: GameState, rng: random.Random) -> tuple[int, Move]:

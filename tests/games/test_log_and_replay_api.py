@@ -6,44 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import replay, services
+from games import replay
 from games.engine import GameState, round_seed
 from games.models import Event, Game
-from tests.factories import Persona, assert_error, play_out, table
+from tests.factories import Persona, assert_error, play_out, reload, start_game
 from tests.openapi import component_validator
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whole games are played through the API here, faster than any phone would."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
-
-
-@pytest.fixture
-def staff(db: None) -> Persona:
-    from tests.factories import make_persona
-
-    persona = make_persona("Operator")
-    user = get_user_model().objects.create_user("operator", password="x", is_staff=True)
-    persona.player.user = user
-    persona.player.save(update_fields=["user"])
-    return persona
+# Whole games are played through the API here, faster than any phone would.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 
 def running_game(host: Persona, guest: Persona) -> Game:
-    game = table(host, ["greedy"], seed=21, humans=[guest])
-    return Game.objects.get(pk=game.pk)
+    return reload(start_game(host, guest, "greedy", seed=21))
 
 
 def finished_game(host: Persona, guest: Persona, seed: int = 21) -> Game:
-    game = table(host, ["greedy", "random"], seed=seed, humans=[guest])
+    game = start_game(host, guest, "greedy", "random", seed=seed)
     return play_out(game, {0: host, 1: guest})
 
 
@@ -253,17 +233,14 @@ def test_twenty_games_played_through_the_api_with_bots_all_verify(host, guest):
         {"jump_in": True, "draw_until_playable": True},
     ]
     for number in range(20):
-        game = services.game_create(
-            host=host.player,
-            max_players=4,
-            target_score=0 if number % 4 else 60,
+        game = start_game(
+            host,
+            guest,
+            *strategies[number % 3],
             seed=1000 + number,
+            target_score=0 if number % 4 else 60,
             rules=rules[number % 3],
-        ).game
-        services.game_join(game_id=game.pk, player=guest.player)
-        for strategy in strategies[number % 3]:
-            services.game_add_bot(game_id=game.pk, player=host.player, strategy=strategy)
-        services.game_start(game_id=game.pk, player=host.player)
+        )
         finished = play_out(game, {0: host, 1: guest})
         assert finished.status == "finished"
         replay.verify(finished)

@@ -16,13 +16,17 @@ from django.db import connection
 from games import dispatch, replay, services
 from games.engine import GameState
 from games.models import Event, Game, GameStatus, Seat
-from tests.factories import Persona, assert_error, human_to_act_game, make_persona, table
+from tests.factories import (
+    Persona,
+    assert_error,
+    human_to_act_game,
+    make_persona,
+    reload,
+    seat_table,
+    start_game,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-def reload(game: Game | str) -> Game:
-    return Game.objects.get(pk=game if isinstance(game, str) else game.pk)
 
 
 def to_act(game: Game) -> int | None:
@@ -68,14 +72,8 @@ def walk_away(game: Game, seat: int, answer: dict[int, Persona] | None = None) -
 def abandoned_among_bots(host: Persona) -> Game:
     """The attack: a 10-seat game, 9 expert bots, a 5 s turn timeout; the host walks
     away after starting it."""
-    created = host.post("/games", {"max_players": 10, "turn_timeout": 5, "seed": 11})
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    for _ in range(9):
-        added = host.post(f"/games/{game_id}/bots", {"strategy": "expert"})
-        assert added.status_code == 201, added.json()
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    return walk_away(reload(game_id), 0)
+    game = start_game(host, *["expert"] * 9, seed=11, target_score=500, turn_timeout=5)
+    return walk_away(game, 0)
 
 
 # -- pausing ------------------------------------------------------------------------------
@@ -107,7 +105,7 @@ def test_nobody_moves_while_a_game_is_paused(host, sent_tasks):
 def test_the_pause_arms_its_end_and_nothing_else(
     host, sent_tasks, django_capture_on_commit_callbacks
 ):
-    game = table(host, ["greedy"], seed=11, turn_timeout=5)
+    game = start_game(host, "greedy", seed=11, turn_timeout=5)
     with django_capture_on_commit_callbacks(execute=True):
         game = walk_away(game, 0)
     last = sent_tasks[-1]
@@ -261,12 +259,8 @@ def test_resuming_an_unknown_game_is_a_404(host):
 
 
 def open_games(persona: Persona, count: int) -> list[str]:
-    ids = []
-    for _ in range(count):
-        created = persona.post("/games", {"max_players": 2})
-        assert created.status_code == 201, created.json()
-        ids.append(created.json()["id"])
-    return ids
+    """The ids of `count` waiting games `persona` hosts."""
+    return [str(seat_table(persona).pk) for _ in range(count)]
 
 
 def test_an_eleventh_open_game_cannot_be_created(host):

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.factories import Persona, make_persona, start_four_player_game
+from tests.factories import Persona, make_persona, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +52,7 @@ def reach_a_turn_with(
 @pytest.mark.parametrize("action", ["play", "draw"])
 def test_a_move_costs_at_most_eight_sql_queries(host: Persona, guest: Persona, action: str) -> None:
     players = [host, guest, make_persona("Third"), make_persona("Fourth")]
-    game_id = start_four_player_game(players, seed=5)
+    game_id = str(start_game(*players, seed=5).pk)
     persona, body = reach_a_turn_with(action, players, game_id)
 
     with CaptureQueriesContext(connection) as captured:

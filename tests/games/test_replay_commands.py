@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games.models import Event, Game
-from tests.factories import play_out, table
+from tests.factories import play_out, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def tamper_first_draw(game: Game) -> int:
 
 
 def test_replay_game_prints_the_table_after_every_event(host):
-    game = play_out(table(host, ["greedy", "random"], seed=3), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=3), {0: host})
     lines = run("replay_game", str(game.pk)).splitlines()
     assert len(lines) == game.last_seq
     assert lines[0].startswith("#1 ")
@@ -41,7 +41,7 @@ def test_replay_game_prints_the_table_after_every_event(host):
 
 
 def test_replay_game_prints_no_table_after_game_started_before_the_deal(host):
-    game = play_out(table(host, ["greedy", "random"], seed=3), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=3), {0: host})
     started = Event.objects.get(game=game, type="game_started")
     lines = run("replay_game", str(game.pk)).splitlines()
     assert lines[started.seq - 1].split()[:2] == [f"#{started.seq}", "game_started"]
@@ -51,21 +51,21 @@ def test_replay_game_prints_no_table_after_game_started_before_the_deal(host):
 
 
 def test_replay_game_verify_accepts_a_game_as_played(host):
-    game = play_out(table(host, ["greedy", "random"], seed=4), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=4), {0: host})
     assert run("replay_game", str(game.pk), "--verify").strip() == (
         f"game {game.pk}: {game.last_seq} events verified"
     )
 
 
 def test_replay_game_verify_names_the_seq_of_an_edited_event(host):
-    game = play_out(table(host, ["greedy", "random"], seed=5), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=5), {0: host})
     seq = tamper_first_draw(game)
     with pytest.raises(CommandError, match=f"differs at seq {seq}:"):
         run("replay_game", str(game.pk), "--verify")
 
 
 def test_replay_game_verify_notices_a_stored_table_edited_by_hand(host):
-    game = play_out(table(host, ["greedy", "random"], seed=6), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=6), {0: host})
     state = dict(game.state)
     state["scores"] = [s + 1 for s in state["scores"]]
     Game.objects.filter(pk=game.pk).update(state=state)
@@ -74,7 +74,7 @@ def test_replay_game_verify_notices_a_stored_table_edited_by_hand(host):
 
 
 def test_replay_game_verify_notices_a_deleted_event(host):
-    game = play_out(table(host, ["greedy", "random"], seed=7), {0: host})
+    game = play_out(start_game(host, "greedy", "random", seed=7), {0: host})
     Event.objects.filter(game=game, seq=10).delete()
     with pytest.raises(CommandError, match="differs at seq 10:"):
         run("replay_game", str(game.pk), "--verify")
@@ -86,9 +86,9 @@ def test_replay_game_of_an_unknown_game_fails_cleanly(db):
 
 
 def test_verify_games_checks_every_started_game_and_fails_on_one_edited(host, guest):
-    good = play_out(table(host, ["greedy", "random"], seed=8), {0: host})
-    bad = play_out(table(host, ["random", "greedy"], seed=9), {0: host})
-    table(guest, ["greedy"], seed=10)  # running: checked too
+    good = play_out(start_game(host, "greedy", "random", seed=8), {0: host})
+    bad = play_out(start_game(host, "random", "greedy", seed=9), {0: host})
+    start_game(guest, "greedy", seed=10)  # running: checked too
     seq = tamper_first_draw(bad)
     out = io.StringIO()
     with pytest.raises(CommandError, match="1 of 3 games do not replay"):
@@ -99,8 +99,8 @@ def test_verify_games_checks_every_started_game_and_fails_on_one_edited(host, gu
 
 
 def test_verify_games_filters_by_status_and_date(host):
-    play_out(table(host, ["greedy", "random"], seed=11), {0: host})
-    table(host, ["greedy"], seed=12)
+    play_out(start_game(host, "greedy", "random", seed=11), {0: host})
+    start_game(host, "greedy", seed=12)
     assert "1 games checked, 1 verified" in run("verify_games", "--status", "finished")
     assert "0 games checked" in run("verify_games", "--since", "2999-01-01")
     with pytest.raises(CommandError, match="not a date"):

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from games.models import Event, Game
-from tests.browser import artifacts_dir, chromium
-from tests.factories import play_out, table
+from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
+from tests.factories import play_out, start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -39,11 +38,10 @@ def hands_on_screen(page: Any) -> dict[int, list[int]]:
 
 @pytest.fixture
 def finished(host: Any) -> tuple[Game, dict[int, Event]]:
-    """A staff user and a finished game with its log, made before the browser starts:
-    Playwright's sync API runs the test in a greenlet of its own, where the ORM would
-    open a second database connection that outlives the test."""
-    get_user_model().objects.create_superuser("operator", "op@example.com", "s3cret-pass")
-    game: Game = play_out(table(host, ["greedy", "random"], seed=33), {0: host})
+    """The operator and a finished game with its log, made before the browser starts
+    (see `make_operator`)."""
+    make_operator()
+    game: Game = play_out(start_game(host, "greedy", "random", seed=33), {0: host})
     return game, {e.seq: e for e in Event.objects.filter(game=game)}
 
 
@@ -54,10 +52,7 @@ def test_a_staff_member_steps_through_a_finished_game_in_the_browser(live_server
     start = drawn - 1
     replay_path = f"/admin/games/game/{game.pk}/replay/?seq={start}"
 
-    page.goto(f"{live_server.url}/admin/login/?next={replay_path}")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", "s3cret-pass")
-    page.click("input[type=submit]")
+    log_in_to_the_admin(page, live_server.url, then=replay_path)
     page.wait_for_selector("#hands")
     assert page.input_value("#seq") == str(start)
 

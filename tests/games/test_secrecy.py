@@ -23,10 +23,11 @@ from typing import Any
 import pytest
 
 from games.models import Game
-from tests.factories import Persona, make_persona, start_four_player_game
-from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
+from tests.factories import Persona, make_persona, start_game
 
-pytestmark = pytest.mark.django_db
+# Five readers poll after every move, hundreds of requests in a few seconds: a lower
+# rate limit (THROTTLE_RATE_PLAYER) must not make this file flaky.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
 OFFICIAL: dict[str, bool] = {}
 HOUSE = {
@@ -46,15 +47,6 @@ FULL_READ_EVERY = 8
 CARD_KEYS = ("card", "top_card", "cards", "hand", "hands")
 
 Hands = list[frozenset[int]]
-
-
-@pytest.fixture(autouse=True)
-def _no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Five readers poll after every move, hundreds of requests in a few seconds:
-    a lower rate limit (THROTTLE_RATE_PLAYER) must not make this file flaky. Limits
-    are not what it tests."""
-    for throttle in (PlayerRateThrottle, AnonymousRateThrottle):
-        monkeypatch.setattr(throttle, "THROTTLE_RATES", {"player": None, "anonymous": None})
 
 
 # -- finding cards in any answer -------------------------------------------------------
@@ -267,7 +259,7 @@ def test_no_player_ever_receives_another_players_cards_while_the_game_runs(
     host: Persona, guest: Persona, outsider: Persona, seed: int, rules: dict[str, bool]
 ) -> None:
     players = [host, guest, make_persona("Third"), make_persona("Fourth")]
-    game_id = start_four_player_game(players, seed, rules)
+    game_id = str(start_game(*players, seed=seed, rules=rules).pk)
     readers = [Reader(p, s) for s, p in enumerate(players)] + [Reader(outsider, None)]
     table = Table(game_id)
     rng = random.Random(seed)
@@ -290,7 +282,7 @@ def test_a_player_who_left_a_running_game_sees_no_hand_any_more(
     host: Persona, guest: Persona, outsider: Persona
 ) -> None:
     players = [host, guest, make_persona("Third"), make_persona("Fourth")]
-    game_id = start_four_player_game(players, 10, OFFICIAL)
+    game_id = str(start_game(*players, seed=10, rules=OFFICIAL).pk)
     table = Table(game_id)
     readers = [Reader(p, s) for s, p in enumerate(players)] + [Reader(outsider, None)]
     rng = random.Random(10)

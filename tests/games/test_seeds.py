@@ -4,20 +4,14 @@ chooser every hand, so outside development only staff may choose one."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from games import services
 from games.models import Game
-from players.services import player_link_user
-from tests.factories import Persona, assert_error, make_persona, play_out
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.factories import Persona, assert_error, play_out
+from tests.support import settings_with
 
 
 @pytest.fixture
@@ -65,11 +59,8 @@ def test_a_seed_is_refused_when_joining_the_attack_from_a_second_account(
     assert_error(outsider.post("/games", {"seed": 1}), 403, "forbidden")
 
 
-def test_staff_may_choose_a_seed_to_reproduce_a_deal(production_seeds, db):
-    operator = make_persona("Operator")
-    user = get_user_model().objects.create_user("operator", password="x", is_staff=True)
-    player_link_user(player_id=operator.player.pk, user=user)
-    created = operator.post("/games", {"max_players": 2, "seed": 77})
+def test_staff_may_choose_a_seed_to_reproduce_a_deal(production_seeds, staff):
+    created = staff.post("/games", {"max_players": 2, "seed": 77})
     assert created.status_code == 201, created.json()
     assert Game.objects.get(pk=created.json()["id"]).seed == 77
 
@@ -93,25 +84,13 @@ def test_bots_draw_their_choices_from_the_games_own_seed(host):
     assert bots_play(5) != bots_play(6)
 
 
-def client_seeds_when(**env: str) -> str:
+def client_seeds_when(**env: str) -> bool:
     environment = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "CLIENT_SEEDS")}
     environment.update({"SECRET_KEY": "s" * 50, **env})
-    code = (
-        "import django; django.setup(); "
-        "from django.conf import settings; print(settings.CLIENT_SEEDS)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**environment, "DJANGO_SETTINGS_MODULE": "unoservice.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+    return settings_with(environment, "s.CLIENT_SEEDS")  # type: ignore[no-any-return]
 
 
 def test_client_seeds_are_off_in_production_and_on_in_development_by_default():
-    assert client_seeds_when(DEBUG="false") == "False"
-    assert client_seeds_when(DEBUG="true") == "True"
-    assert client_seeds_when(DEBUG="false", CLIENT_SEEDS="true") == "True"
+    assert client_seeds_when(DEBUG="false") is False
+    assert client_seeds_when(DEBUG="true") is True
+    assert client_seeds_when(DEBUG="false", CLIENT_SEEDS="true") is True

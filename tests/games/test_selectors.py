@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from games import selectors
-from tests.factories import GameFactory, table
+from tests.factories import GameFactory, start_game
 from unoservice.errors import InvalidRequest
 
 
 @pytest.fixture
 def started_game(host, guest):
-    return table(host, [], seed=7, humans=[guest])
+    return start_game(host, guest, seed=7)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.models import Game
-from tests.factories import Persona, assert_error, start_four_player_game
+from tests.factories import assert_error, make_persona, start_game
 from unoclient import sse
 from unoclient.sse import Message
 
@@ -21,7 +21,7 @@ def frames(response: Any) -> list[Message]:
 
 
 def test_the_opening_is_retry_then_the_callers_view(host, guest, outsider):
-    game_id = start_four_player_game([host, guest, outsider, make_fourth()], seed=3)
+    game_id = str(start_game(host, guest, outsider, make_persona("Fourth"), seed=3).pk)
     response = guest.client.get(f"/api/v1/games/{game_id}/stream")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/event-stream")
@@ -34,7 +34,7 @@ def test_the_opening_is_retry_then_the_callers_view(host, guest, outsider):
 
 
 def test_the_opening_resumes_with_the_events_after_the_last_event_id(host, guest, outsider):
-    game_id = start_four_player_game([host, guest, outsider, make_fourth()], seed=3)
+    game_id = str(start_game(host, guest, outsider, make_persona("Fourth"), seed=3).pk)
     response = guest.client.get(f"/api/v1/games/{game_id}/stream", HTTP_LAST_EVENT_ID="2")
     messages = [m for m in frames(response) if m.event != "message"]
     last_seq = Game.objects.get(pk=game_id).last_seq
@@ -43,14 +43,8 @@ def test_the_opening_resumes_with_the_events_after_the_last_event_id(host, guest
 
 
 def test_the_fallback_refuses_as_the_live_stream_does(host, guest, outsider, anonymous):
-    game_id = start_four_player_game([host, guest, outsider, make_fourth()], seed=3)
+    game_id = str(start_game(host, guest, outsider, make_persona("Fourth"), seed=3).pk)
     assert_error(anonymous.get(f"/api/v1/games/{game_id}/stream"), 401, "not_authenticated")
     assert_error(guest.client.get("/api/v1/games/nope/stream"), 404, "not_found")
     bad = guest.client.get(f"/api/v1/games/{game_id}/stream", {"after": "1.0"})
     assert_error(bad, 400, "invalid_request")
-
-
-def make_fourth() -> Persona:
-    from tests.factories import make_persona
-
-    return make_persona("Fourth")

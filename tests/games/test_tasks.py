@@ -11,7 +11,7 @@ from django.conf import settings
 
 from games import dispatch, tasks
 from games.models import Game, GameStatus
-from tests.factories import human_to_act_game, seed_where, table
+from tests.factories import human_to_act_game, seed_where, start_game
 
 pytestmark = pytest.mark.django_db
 
@@ -45,20 +45,20 @@ def test_the_broker_keeps_a_task_longer_than_any_countdown_the_services_use():
 
 
 def test_a_bot_turn_task_moves_the_bot_once(host):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1))
     assert tasks.bot_turn(str(game.pk), game.version) is True
     assert tasks.bot_turn(str(game.pk), game.version) is False  # redelivered
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
 
 def test_a_bot_turn_task_for_a_finished_game_does_nothing(host):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1))
     Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED)
     assert tasks.bot_turn(str(game.pk), game.version) is False
 
 
 def test_a_bot_turn_task_on_a_human_seat_does_nothing(host):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 0))
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 0))
     assert tasks.bot_turn(str(game.pk), game.version) is False
     assert Game.objects.get(pk=game.pk).version == game.version
 
@@ -73,7 +73,7 @@ def test_a_timeout_task_applies_the_timeout_once_and_only_when_due(host, guest):
 
 
 def test_a_timeout_task_on_a_bot_seat_does_nothing(host):
-    game = table(host, ["greedy"], seed=seed_where(2, lambda s: s.to_act == 1), turn_timeout=5)
+    game = start_game(host, "greedy", seed=seed_where(2, lambda s: s.to_act == 1), turn_timeout=5)
     Game.objects.filter(pk=game.pk).update(turn_deadline=game.bot_due_at)
     with time_machine.travel(game.bot_due_at + dt.timedelta(seconds=10), tick=False):
         assert tasks.turn_timeout(str(game.pk), game.version) is False

@@ -8,8 +8,6 @@ stall, never measures of speed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -17,7 +15,7 @@ from games import replay, services
 from games.engine import GameState
 from games.engine.cards import DECK_SIZE
 from games.models import Event, Game, GameStatus
-from tests.factories import seed_where, table
+from tests.factories import reload, seed_where, start_game
 
 pytestmark = [
     pytest.mark.postgres,
@@ -26,19 +24,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def wait_for(predicate: Callable[[], bool], seconds: float, what: str, procs: Any) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"{what}: not within {seconds} s\n{procs.logs()}")
-
-
-def reload(game: Game) -> Game:
-    return Game.objects.get(pk=game.pk)
 
 
 def state_of(game: Game) -> GameState:
@@ -58,7 +43,7 @@ def assert_log_is_whole(game: Game) -> list[Event]:
 def test_after_the_humans_move_the_bots_play_until_it_is_the_humans_turn(host, celery_processes):
     procs = celery_processes(0.0)
     seed = seed_where(4, lambda s: s.to_act == 0 and s.pending is None)
-    game = table(host, ["greedy", "random", "expert"], seed=seed)
+    game = start_game(host, "greedy", "random", "expert", seed=seed)
     assert state_of(game).to_act == 0
     view = host.get(f"/games/{game.pk}").json()
     move = view["you"]["legal_moves"][0]
@@ -72,7 +57,7 @@ def test_after_the_humans_move_the_bots_play_until_it_is_the_humans_turn(host, c
             current.version > view["version"] + 1 and state_of(game).to_act == 0
         )
 
-    wait_for(humans_turn_again, 60, "the bots did not hand the turn back", procs)
+    procs.wait_until(humans_turn_again, "the bots did not hand the turn back", 60)
     events = assert_log_is_whole(game)
     by_bots = {e.seat for e in events[after_move:] if e.seat is not None and e.seat != 0}
     assert by_bots  # the bots moved, through the worker
@@ -90,7 +75,7 @@ def test_four_bots_play_a_game_to_the_end_unattended(host, celery_processes):
         target_score=0,
         seed=2024,
     ).game
-    wait_for(lambda: reload(game).status == GameStatus.FINISHED, 120, "no end", procs)
+    procs.wait_until(lambda: reload(game).status == GameStatus.FINISHED, "no end", 120)
     events = assert_log_is_whole(game)
     finished = reload(game)
     assert finished.winner is not None
@@ -103,14 +88,14 @@ def test_four_bots_play_a_game_to_the_end_unattended(host, celery_processes):
 def test_a_five_second_turn_timeout_fires_and_is_applied_once(host, guest, celery_processes):
     procs = celery_processes(0.0)
     seed = seed_where(2, lambda s: s.to_act == 0 and s.pending is None)
-    game = table(host, [], seed=seed, humans=[guest], turn_timeout=5)
+    game = start_game(host, guest, seed=seed, turn_timeout=5)
     deadline = reload(game).turn_deadline
     assert deadline is not None
 
     def timed_out() -> bool:
         return Event.objects.filter(game=game, type="turn_timed_out").exists()
 
-    wait_for(timed_out, 15, "the timeout was not applied", procs)
+    procs.wait_until(timed_out, "the timeout was not applied", 15)
     (event,) = Event.objects.filter(game=game, type="turn_timed_out")
     assert event.seat == 0
     assert event.data == {"timeouts": 1}
@@ -129,14 +114,14 @@ def test_a_killed_worker_loses_no_bot_turn_and_doubles_none(host, celery_process
     game = services.bot_match_start(
         host=host.player, strategies=["greedy"] * 4, target_score=0, seed=77
     ).game
-    wait_for(lambda: reload(game).last_seq >= 25, 60, "the bots did not start", procs)
+    procs.wait_until(lambda: reload(game).last_seq >= 25, "the bots did not start", 60)
     procs.kill_worker()  # SIGKILL to the whole worker, with bot turns under way
     at_kill = reload(game)
     assert at_kill.status == GameStatus.PLAYING
     time.sleep(0.5)
     assert reload(game).version == at_kill.version  # nothing else plays
     procs.start_worker()
-    wait_for(lambda: reload(game).status == GameStatus.FINISHED, 120, "no end", procs)
+    procs.wait_until(lambda: reload(game).status == GameStatus.FINISHED, "no end", 120)
     events = assert_log_is_whole(game)
     assert [e.type for e in events].count("game_ended") == 1
     final = state_of(game)

@@ -11,7 +11,7 @@ from games.engine.position import build_state
 from games.engine.scoring import hand_points
 from games.models import Game
 from players.models import Player
-from tests.factories import API, Persona, assert_error
+from tests.factories import API, Persona, assert_error, put_state, start_game
 
 STATS_KEYS = {"games_played", "games_won", "rounds_won", "points"}
 
@@ -177,22 +177,13 @@ def test_the_token_of_one_player_does_not_open_another_players_account(host, gue
     assert guest.get("/players/me").json()["id"] == str(guest.player.pk)
 
 
-def start_two_player_game(host: Persona, guest: Persona, target_score: int) -> str:
-    created = host.post("/games", {"max_players": 2, "target_score": target_score, "seed": 5})
-    assert created.status_code == 201, created.json()
-    game_id = created.json()["id"]
-    assert guest.post(f"/games/{game_id}/join").status_code == 200
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    return game_id
-
-
 def host_goes_out(host: Persona, game_id: str, target_score: int) -> int:
     """The host holds one red 5 on a red 3 and plays it: the round ends. Returns the
     points the guest's hand is worth."""
     state = build_state(
         [["R5"], ["G7", "B+2", "W", "Y0"]], top="R3", current=0, target_score=target_score
     )
-    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
+    put_state(game_id, state)
     view = host.get(f"/games/{game_id}").json()
     card = view["you"]["hand"][0]["id"]
     response = host.move(game_id, view["version"], action="play", card=card)
@@ -203,7 +194,7 @@ def host_goes_out(host: Persona, game_id: str, target_score: int) -> int:
 def test_me_counts_a_won_single_round_game_for_the_winner_and_a_played_one_for_the_loser(
     host, guest
 ):
-    game_id = start_two_player_game(host, guest, target_score=0)
+    game_id = str(start_game(host, guest, seed=5).pk)
     points = host_goes_out(host, game_id, target_score=0)
     assert points == 7 + 20 + 50 + 0
     assert host.get("/players/me").json()["stats"] == {
@@ -221,7 +212,7 @@ def test_me_counts_a_won_single_round_game_for_the_winner_and_a_played_one_for_t
 
 
 def test_me_counts_a_won_round_before_the_game_is_over(host, guest):
-    game_id = start_two_player_game(host, guest, target_score=500)
+    game_id = str(start_game(host, guest, seed=5, target_score=500).pk)
     points = host_goes_out(host, game_id, target_score=500)
     assert Game.objects.get(pk=game_id).status == "playing"
     assert host.get("/players/me").json()["stats"] == {

@@ -6,12 +6,8 @@ Every attack here is sent over HTTP to the login form, as an attacker would."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from axes.models import AccessAttempt
@@ -20,11 +16,11 @@ from django.test import Client, RequestFactory, override_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import BaseThrottle
 
+from tests.support import settings_with
 from unoservice.client_address import client_address
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 LOGIN = "/admin/login/"
 PASSWORD = "correct horse battery staple"
 
@@ -70,21 +66,12 @@ def limit() -> int:
 
 def lockout_settings(**env: str) -> list[object]:
     """The lockout settings that settings.py makes of `env` (ADMIN_LOGIN_* only)."""
-    probe = (
-        "import django, json; django.setup(); from django.conf import settings as s; "
-        "print(json.dumps([s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME.total_seconds(), "
-        "s.AXES_LOCKOUT_PARAMETERS, s.AXES_RESET_ON_SUCCESS]))"
-    )
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("ADMIN_LOGIN_")}
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env={**inherited, **env, "DJANGO_SETTINGS_MODULE": "unoservice.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
+    return settings_with(  # type: ignore[no-any-return]
+        {**inherited, **env},
+        "[s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME.total_seconds(), "
+        "s.AXES_LOCKOUT_PARAMETERS, s.AXES_RESET_ON_SUCCESS]",
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def test_by_default_five_failures_lock_for_fifteen_minutes_by_username_or_address():

@@ -4,18 +4,15 @@ services the file defines. (No Docker engine is needed: the file is parsed.)"""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import ROOT, settings_with
+
 APP_SERVICES = ("api", "worker", "beat")
 
 
@@ -113,20 +110,14 @@ def test_the_settings_accept_the_files_environment(compose):
         "PATH": "/usr/bin:/bin",
     }
     probe = (
-        "import django, json; django.setup(); from django.conf import settings as s; "
-        "db = s.DATABASES['default']; print(json.dumps([db['ENGINE'], db['HOST'], db['NAME'], "
+        "[s.DATABASES['default']['ENGINE'], s.DATABASES['default']['HOST'], "
+        "s.DATABASES['default']['NAME'], "
         "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS, "
-        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE]))"
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE]"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "unoservice.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    engine, host, name, broker, debug, cache, hosts, redirect, secure_cookie = json.loads(out)
+    engine, host, name, broker, debug, cache, hosts, redirect, secure_cookie = settings_with(
+        env, probe
+    )
     assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
     assert broker == "redis://redis:6379/0"
     assert debug is False

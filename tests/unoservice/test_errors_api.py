@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import types
-from typing import Any
 
 import pytest
 from django.http import HttpRequest, HttpResponse
@@ -15,27 +14,19 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from players.models import Player
-from tests.factories import API, Persona, assert_error
+from tests.factories import API, Persona, assert_error, footprint, seat_table, start_game
 from unoservice.errors import _flatten_validation, csrf_failure
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 
-def new_game(host: Persona, **body: Any) -> str:
-    response = host.post("/games", {"max_players": 2, "seed": 4, **body})
-    assert response.status_code == 201, response.json()
-    return str(response.json()["id"])
+def new_game(host: Persona) -> str:
+    """A waiting game of the host's with a seat free; its id."""
+    return str(seat_table(host, seed=4).pk)
 
 
 def started(host: Persona, guest: Persona) -> str:
-    game_id = new_game(host)
-    assert guest.post(f"/games/{game_id}/join").status_code == 200
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    return game_id
-
-
-def stamp(game_id: str) -> tuple[Any, ...]:
-    game = Game.objects.get(pk=game_id)
-    return game.version, game.last_seq, game.status, game.state
+    """A running game of the host and the guest; its id."""
+    return str(start_game(host, guest, seed=4, target_score=500).pk)
 
 
 # -- 401 ------------------------------------------------------------------------------------
@@ -67,7 +58,7 @@ def test_every_endpoint_but_creating_a_player_answers_401_without_a_good_token(
         client.credentials(HTTP_AUTHORIZATION=header)
     response = getattr(client, method)(API + path.replace("GAME", game_id), {}, format="json")
     assert_error(response, 401, "not_authenticated")
-    assert stamp(game_id)[:2] == (1, 1)
+    assert footprint(game_id)[:2] == (1, 1)
 
 
 def test_a_401_is_answered_before_a_404(anonymous, db):
@@ -134,7 +125,7 @@ def test_a_wrong_method_is_a_405_in_the_error_shape(host, method, path):
     game_id = new_game(host)
     response = getattr(host.client, method)(API + path.replace("GAME", game_id), {}, format="json")
     assert_error(response, 405, None)
-    assert stamp(game_id)[:2] == (1, 1)
+    assert footprint(game_id)[:2] == (1, 1)
 
 
 @pytest.mark.parametrize(
@@ -155,7 +146,7 @@ def test_a_body_that_is_not_json_is_a_415_in_the_error_shape(host, path, content
     )
     assert_error(response, 415, None)
     assert Game.objects.count() == 1
-    assert stamp(game_id)[:2] == (1, 1)
+    assert footprint(game_id)[:2] == (1, 1)
 
 
 def test_creating_a_player_with_a_form_body_is_a_415(anonymous, db):
@@ -189,12 +180,12 @@ MALFORMED_JSON = [
 )
 def test_malformed_json_is_a_400_invalid_request(host, guest, path, raw):
     game_id = started(host, guest)
-    before = stamp(game_id)
+    before = footprint(game_id)
     response = host.client.post(
         API + path.replace("GAME", game_id), data=raw, content_type="application/json"
     )
     assert_error(response, 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
     assert Game.objects.count() == 1
 
 
@@ -222,15 +213,15 @@ def test_deeply_nested_json_is_a_400_not_a_500(host, guest, path):
 @pytest.mark.parametrize("with_key", [False, True], ids=["plain", "with Idempotency-Key"])
 def test_a_huge_body_is_rejected_without_a_500(host, guest, with_key):
     game_id = started(host, guest)
-    before = stamp(game_id)
-    raw = json.dumps({"version": before[0], "action": "draw", "pad": "x" * 3_000_000})
+    before = footprint(game_id)
+    raw = json.dumps({"version": before.version, "action": "draw", "pad": "x" * 3_000_000})
     headers = {"Idempotency-Key": "huge"} if with_key else {}
     response = host.client.post(
         f"{API}/games/{game_id}/moves", data=raw, content_type="application/json", headers=headers
     )
     assert 400 <= response.status_code < 500, response.content[:300]
     assert_error(response, response.status_code, None)
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 # -- echoed input --------------------------------------------------------------------------
@@ -386,7 +377,7 @@ def test_a_player_over_the_rate_limit_gets_a_429_with_retry_after(host, monkeypa
 
 def test_the_rate_limit_counts_every_endpoint_of_a_player(host, monkeypatch):
     monkeypatch.setattr(PlayerRateThrottle, "rate", "3/min", raising=False)
-    game_id = new_game(host)  # 1
+    game_id = host.post("/games", {"max_players": 2, "seed": 4}).json()["id"]  # 1
     assert host.get("/games").status_code == 200  # 2
     assert host.get(f"/games/{game_id}").status_code == 200  # 3
     assert_error(host.get(f"/games/{game_id}/events"), 429, "rate_limited")
@@ -405,9 +396,9 @@ def test_a_rate_limited_request_changes_nothing(host, guest, monkeypatch):
     monkeypatch.setattr(PlayerRateThrottle, "rate", "2/min", raising=False)
     guest.get("/players/me")
     guest.get("/players/me")
-    before = stamp(game_id)
+    before = footprint(game_id)
     assert_error(guest.post(f"/games/{game_id}/join"), 429, "rate_limited")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
     assert host.get(f"/games/{game_id}").json()["seats"][1:] == []
 
 
@@ -489,7 +480,7 @@ POST_PATHS = [
 @pytest.mark.parametrize("path", POST_PATHS)
 def test_no_body_on_any_post_endpoint_produces_a_500(host, guest, path, raw):
     game_id = started(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     url = API + path.replace("GAME", game_id)
     if raw is None:
         response = host.client.post(url)

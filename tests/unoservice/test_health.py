@@ -8,6 +8,7 @@ from django.test import Client
 from kombu.exceptions import OperationalError
 
 from tests.factories import assert_error
+from tests.support import free_port
 from unoservice import health
 
 
@@ -68,9 +69,7 @@ def test_healthz_answers_head_like_get(client):
 
 
 def test_the_broker_check_fails_fast_when_nothing_listens():
-    with socket.socket() as probe:  # a free local port, closed again at once
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     with pytest.raises(OperationalError, match=r"(?i)refused"):
         health.check_broker(f"redis://127.0.0.1:{port}/0")
 

@@ -7,16 +7,14 @@ import json
 import os
 import secrets
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
+from tests.support import run_python
 from unoservice.env import https_settings
 
-ROOT = Path(__file__).resolve().parents[2]
 YEAR = 31_536_000
 HSTS = "max-age=31536000; includeSubDomains; preload"
 HTTPS_WARNINGS = ("security.W004", "security.W008", "security.W012", "security.W016")
@@ -37,12 +35,9 @@ def run_in_a_deployment(https: str, *args: str, **extra: str) -> subprocess.Comp
         SECRET_KEY=secrets.token_urlsafe(48),  # 64 characters
         ALLOWED_HOSTS="uno.example.com",
         HTTPS=https,
-        DJANGO_SETTINGS_MODULE="unoservice.settings",
         **extra,
     )
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    return run_python(*args, env=env)
 
 
 def test_the_deployment_checks_find_no_issues_with_https_on():

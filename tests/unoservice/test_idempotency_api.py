@@ -17,7 +17,15 @@ from games import tasks
 from games.engine.position import build_state
 from games.models import Event, Game, IdempotencyRecord, Seat
 from players.models import Player
-from tests.factories import API, Persona, assert_error
+from tests.factories import (
+    API,
+    Persona,
+    assert_error,
+    footprint,
+    put_state,
+    seat_table,
+    start_game,
+)
 from unoservice import idempotency
 
 R1 = 1
@@ -28,25 +36,17 @@ def keyed(persona: Persona, path: str, body: Any, key: str) -> Any:
     return persona.post(path, body, **{KEY: key})
 
 
-def new_game(host: Persona, **body: Any) -> str:
-    response = host.post("/games", {"max_players": 2, "seed": 8, **body})
-    assert response.status_code == 201, response.json()
-    return str(response.json()["id"])
+def new_game(host: Persona, max_players: int = 2) -> str:
+    """A waiting game of the host's with seats free; its id."""
+    return str(seat_table(host, seed=8, max_players=max_players).pk)
 
 
-def table(host: Persona, guest: Persona, **body: Any) -> str:
-    game_id = new_game(host, **body)
-    assert guest.post(f"/games/{game_id}/join").status_code == 200
-    assert host.post(f"/games/{game_id}/start").status_code == 200
-    state = build_state([["R1", "R2", "G3", "Y9"], ["B4", "B5", "Y6"]], top="R5")
-    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
-    return game_id
-
-
-def stamp(game_id: str) -> tuple[Any, ...]:
-    game = Game.objects.get(pk=game_id)
-    seats = tuple(Seat.objects.filter(game=game).order_by("seat").values_list("player", "bot"))
-    return game.version, game.last_seq, game.status, game.state, seats
+def table(host: Persona, guest: Persona) -> str:
+    """A running game of the host and the guest where the host, to act, holds R1 on a
+    red 5; its id."""
+    game = start_game(host, guest, seed=8, target_score=500)
+    put_state(game, build_state([["R1", "R2", "G3", "Y9"], ["B4", "B5", "Y6"]], top="R5"))
+    return str(game.pk)
 
 
 def same_answer(first: Any, again: Any) -> None:
@@ -59,27 +59,27 @@ def same_answer(first: Any, again: Any) -> None:
 
 def test_the_same_move_with_the_same_key_is_applied_once_and_answered_twice(host, guest):
     game_id = table(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     body = {"version": version, "action": "play", "card": R1}
     first = keyed(host, f"/games/{game_id}/moves", body, "move-1")
     assert first.status_code == 200, first.json()
-    after = stamp(game_id)
+    after = footprint(game_id)
     again = keyed(host, f"/games/{game_id}/moves", body, "move-1")
     same_answer(first, again)
-    assert stamp(game_id) == after
-    assert after[0] == version + 1
-    assert Event.objects.filter(game_id=game_id).count() == after[1]
+    assert footprint(game_id) == after
+    assert after.version == version + 1
+    assert Event.objects.filter(game_id=game_id).count() == after.last_seq
 
 
 def test_a_replayed_move_is_not_a_stale_version_even_after_the_game_moved_on(host, guest):
     game_id = table(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     body = {"version": version, "action": "play", "card": R1}
     first = keyed(host, f"/games/{game_id}/moves", body, "k")
     assert guest.move(game_id, version + 1, action="draw").status_code == 200
-    moved_on = stamp(game_id)
+    moved_on = footprint(game_id)
     same_answer(first, keyed(host, f"/games/{game_id}/moves", body, "k"))
-    assert stamp(game_id) == moved_on
+    assert footprint(game_id) == moved_on
 
 
 def test_creating_a_game_twice_with_one_key_creates_one_game(host):
@@ -98,9 +98,9 @@ def test_joining_or_leaving_twice_with_one_key_acts_once(host, guest, outsider, 
         guest.post(f"/games/{game_id}/join")
     first = keyed(guest, f"/games/{game_id}/{action}", None, "lobby")
     assert first.status_code == 200, first.json()
-    after = stamp(game_id)
+    after = footprint(game_id)
     same_answer(first, keyed(guest, f"/games/{game_id}/{action}", None, "lobby"))
-    assert stamp(game_id) == after
+    assert footprint(game_id) == after
 
 
 def test_adding_a_bot_twice_with_one_key_adds_one_bot(host):
@@ -116,9 +116,9 @@ def test_starting_twice_with_one_key_answers_the_start_again(host, guest):
     guest.post(f"/games/{game_id}/join")
     first = keyed(host, f"/games/{game_id}/start", None, "start")
     assert first.status_code == 200, first.json()
-    after = stamp(game_id)
+    after = footprint(game_id)
     same_answer(first, keyed(host, f"/games/{game_id}/start", None, "start"))
-    assert stamp(game_id) == after
+    assert footprint(game_id) == after
 
 
 def test_a_challenge_decision_twice_with_one_key_is_applied_once(host, guest):
@@ -129,13 +129,13 @@ def test_a_challenge_decision_twice_with_one_key_is_applied_once(host, guest):
         [["R1", "G3"], ["B4", "B5", "Y6"]], top="W+4", discard=["R5"], color="blue", current=1
     )
     state.pending = Pending("challenge", 1, amount=4, accused=0, guilty=False)
-    Game.objects.filter(pk=game_id).update(state=state.to_snapshot())
-    body = {"version": stamp(game_id)[0], "challenge": False}
+    put_state(game_id, state)
+    body = {"version": footprint(game_id).version, "challenge": False}
     first = keyed(guest, f"/games/{game_id}/challenge", body, "decide")
     assert first.status_code == 200, first.json()
-    after = stamp(game_id)
+    after = footprint(game_id)
     same_answer(first, keyed(guest, f"/games/{game_id}/challenge", body, "decide"))
-    assert stamp(game_id) == after
+    assert footprint(game_id) == after
     assert first.json()["game"]["seats"][1]["card_count"] == 7
 
 
@@ -179,14 +179,14 @@ def test_a_token_from_a_repeated_signup_works(anonymous, db):
 
 def test_the_same_key_with_another_move_is_a_422_and_changes_nothing(host, guest):
     game_id = table(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     first = keyed(host, f"/games/{game_id}/moves", {"version": version, "action": "draw"}, "k")
     assert first.status_code == 200, first.json()
-    after = stamp(game_id)
-    other = {"version": after[0], "action": "play", "card": R1}
+    after = footprint(game_id)
+    other = {"version": after.version, "action": "play", "card": R1}
     response = keyed(host, f"/games/{game_id}/moves", other, "k")
     assert_error(response, 422, "idempotency_key_reused")
-    assert stamp(game_id) == after
+    assert footprint(game_id) == after
 
 
 def test_the_same_key_with_another_game_body_is_a_422(host):
@@ -217,16 +217,16 @@ def test_a_different_key_acts_again(host):
 
 def test_a_stale_version_answer_is_replayed_as_it_was(host, guest):
     game_id = table(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     body = {"version": version - 1, "action": "play", "card": R1}
     first = keyed(host, f"/games/{game_id}/moves", body, "stale")
     assert_error(first, 409, "stale_version")
     assert host.move(game_id, version, action="play", card=R1).status_code == 200
-    after = stamp(game_id)
+    after = footprint(game_id)
     again = keyed(host, f"/games/{game_id}/moves", body, "stale")
     same_answer(first, again)
     assert again.json()["error"]["details"]["version"] == version
-    assert stamp(game_id) == after
+    assert footprint(game_id) == after
 
 
 @pytest.mark.parametrize(
@@ -242,7 +242,7 @@ def test_a_rejected_move_is_replayed_and_a_different_retry_with_its_key_is_a_422
     host, guest, body, status, code
 ):
     game_id = table(host, guest)
-    version = stamp(game_id)[0]
+    version = footprint(game_id).version
     first = keyed(host, f"/games/{game_id}/moves", {"version": version, **body}, "bad")
     assert_error(first, status, code)
     same_answer(first, keyed(host, f"/games/{game_id}/moves", {"version": version, **body}, "bad"))
@@ -250,7 +250,7 @@ def test_a_rejected_move_is_replayed_and_a_different_retry_with_its_key_is_a_422
     assert_error(
         keyed(host, f"/games/{game_id}/moves", retry, "bad"), 422, "idempotency_key_reused"
     )
-    assert stamp(game_id)[0] == version
+    assert footprint(game_id).version == version
 
 
 def test_a_forbidden_answer_is_replayed(host, guest, outsider):
@@ -295,16 +295,16 @@ def test_a_validation_error_is_an_answer_its_key_cannot_be_reused_for_another_bo
 ):
     game_id = new_game(host, max_players=4) if path.endswith("/bots") else table(host, guest)
     if good == "DRAW_WITH_VERSION":
-        good = {"version": stamp(game_id)[0], "action": "draw"}
+        good = {"version": footprint(game_id).version, "action": "draw"}
     elif good == "ACCEPT_WITH_VERSION":
-        good = {"version": stamp(game_id)[0], "challenge": False}
+        good = {"version": footprint(game_id).version, "challenge": False}
     url = path.replace("GAME", game_id)
     first = keyed(host, url, bad, "validation")
     assert_error(first, 400, "invalid_request")
     same_answer(first, keyed(host, url, bad, "validation"))
-    before = stamp(game_id), Game.objects.count()
+    before = footprint(game_id), Game.objects.count()
     assert_error(keyed(host, url, good, "validation"), 422, "idempotency_key_reused")
-    assert (stamp(game_id), Game.objects.count()) == before
+    assert (footprint(game_id), Game.objects.count()) == before
 
 
 def test_a_rate_limited_answer_is_not_stored_so_the_retry_acts(host, monkeypatch):
@@ -351,10 +351,10 @@ def test_a_key_too_long_is_a_400_for_creating_players_too(anonymous, db):
 
 def test_a_key_too_long_on_a_move_changes_nothing(host, guest):
     game_id = table(host, guest)
-    before = stamp(game_id)
-    body = {"version": before[0], "action": "draw"}
+    before = footprint(game_id)
+    body = {"version": before.version, "action": "draw"}
     assert_error(keyed(host, f"/games/{game_id}/moves", body, "m" * 1000), 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 def test_a_key_is_forgotten_after_24_hours(host):
@@ -397,8 +397,8 @@ def test_a_key_is_remembered_for_nearly_24_hours(host):
 
 def test_a_stored_rejection_whose_message_echoes_a_nul_character_still_answers(host, guest):
     game_id = table(host, guest)
-    before = stamp(game_id)
-    raw = json.dumps({"version": before[0], "action": "draw", "\x00": 1})
+    before = footprint(game_id)
+    raw = json.dumps({"version": before.version, "action": "draw", "\x00": 1})
     response = host.client.post(
         f"{API}/games/{game_id}/moves",
         data=raw,
@@ -406,7 +406,7 @@ def test_a_stored_rejection_whose_message_echoes_a_nul_character_still_answers(h
         headers={KEY: "nul"},
     )
     assert_error(response, 400, "invalid_request")
-    assert stamp(game_id) == before
+    assert footprint(game_id) == before
 
 
 # -- in use ------------------------------------------------------------------------------------
@@ -416,7 +416,7 @@ def test_a_stored_rejection_whose_message_echoes_a_nul_character_still_answers(h
 @pytest.mark.django_db(transaction=True)
 def test_a_key_still_being_processed_is_a_409_idempotency_key_in_use(host, guest):
     game_id = table(host, guest)
-    before = stamp(game_id)
+    before = footprint(game_id)
     lock_id = idempotency._advisory_lock_id(str(host.player.pk), "busy")
     held, release = threading.Event(), threading.Event()
 
@@ -433,12 +433,14 @@ def test_a_key_still_being_processed_is_a_409_idempotency_key_in_use(host, guest
     holder.start()
     try:
         assert held.wait(10)
-        body = {"version": before[0], "action": "draw"}
+        body = {"version": before.version, "action": "draw"}
         response = keyed(host, f"/games/{game_id}/moves", body, "busy")
         assert_error(response, 409, "idempotency_key_in_use")
-        assert stamp(game_id) == before
+        assert footprint(game_id) == before
     finally:
         release.set()
         holder.join(10)
-    retry = keyed(host, f"/games/{game_id}/moves", {"version": before[0], "action": "draw"}, "busy")
+    retry = keyed(
+        host, f"/games/{game_id}/moves", {"version": before.version, "action": "draw"}, "busy"
+    )
     assert retry.status_code == 200, retry.json()

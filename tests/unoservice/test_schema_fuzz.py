@@ -34,7 +34,7 @@ from games import presenters
 from games.engine.cards import FIRST_WILD_DRAW_FOUR
 from games.models import Game, GameStatus
 from players.models import hash_token
-from tests.factories import Persona, PlayerFactory, make_persona
+from tests.factories import Persona, PlayerFactory, make_persona, seat_table, start_game
 from unoservice import throttling
 from unoservice.wsgi import application
 
@@ -92,11 +92,6 @@ class World:
     seated: str = ""  # started, the caller and the opponent at its seats
 
 
-def _created(response: Any) -> str:
-    assert response.status_code in (200, 201), response.content
-    return str(response.json()["id"])
-
-
 @pytest.fixture
 def world(db: None, monkeypatch: pytest.MonkeyPatch) -> World:
     # Requests reach the WSGI app directly, not through Django's test client, so the
@@ -110,28 +105,27 @@ def world(db: None, monkeypatch: pytest.MonkeyPatch) -> World:
     me = Persona(PlayerFactory(name="Me", token_hash=hash_token(TOKEN)), TOKEN, client)
     other, third = make_persona("Other"), make_persona("Third")
 
-    # Waiting, hosted by the caller, two seats taken: /bots, /start and /leave act
-    # as the host.
-    waiting_mine = _created(me.post("/games", {"max_players": 5}))
-    assert third.post(f"/games/{waiting_mine}/join").status_code == 200
-    # Waiting, hosted by someone else: /join has room; /start and /bots are 403.
-    waiting_theirs = _created(other.post("/games", {"max_players": 4}))
-    # Started, the caller against a human opponent (who plays in `_advance`).
-    seated = _created(me.post("/games", {"max_players": 2, "rules": {"seven_o": True}, "seed": 7}))
-    assert other.post(f"/games/{seated}/join").status_code == 200
-    assert me.post(f"/games/{seated}/start").status_code == 200
-    # Started without the caller: a spectator view; moves are 403.
-    watched = _created(other.post("/games", {"rules": {"stacking": True}, "seed": 8}))
-    assert third.post(f"/games/{watched}/join").status_code == 200
-    assert other.post(f"/games/{watched}/bots", {"strategy": "greedy"}).status_code == 201
-    assert other.post(f"/games/{watched}/start").status_code == 200
-
-    return World(
-        me=me,
-        opponent=other,
-        games=[waiting_mine, waiting_theirs, seated, watched],
-        seated=seated,
-    )
+    games = [
+        # Waiting, hosted by the caller, two seats taken: /bots, /start and /leave act
+        # as the host.
+        seat_table(me, third, max_players=5, target_score=500),
+        # Waiting, hosted by someone else: /join has room; /start and /bots are 403.
+        seat_table(other, max_players=4, target_score=500),
+        # Started, the caller against a human opponent (who plays in `_advance`).
+        start_game(me, other, seed=7, target_score=500, rules={"seven_o": True}),
+        # Started without the caller: a spectator view; moves are 403.
+        start_game(
+            other,
+            third,
+            "greedy",
+            seed=8,
+            max_players=4,
+            target_score=500,
+            rules={"stacking": True},
+        ),
+    ]
+    ids = [str(game.pk) for game in games]
+    return World(me=me, opponent=other, games=ids, seated=ids[2])
 
 
 PATH, HEADER, BODY = ParameterLocation.PATH, ParameterLocation.HEADER, ParameterLocation.BODY

@@ -4,15 +4,14 @@ the server's own connections see what they write)."""
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 
-from tests.factories import Persona
+from tests.factories import Persona, start_game
+from tests.support import free_port, wait_until
 
 
 def auth(persona: Persona) -> dict[str, str]:
@@ -23,11 +22,7 @@ def auth(persona: Persona) -> dict[str, str]:
 @pytest.fixture
 def two_players(host: Persona, guest: Persona) -> str:
     """A started one-round game of the host and the guest; its id."""
-    created = host.post("/games", {"max_players": 2, "target_score": 0, "seed": 21})
-    game_id = created.json()["id"]
-    guest.post(f"/games/{game_id}/join")
-    host.post(f"/games/{game_id}/start")
-    return str(game_id)
+    return str(start_game(host, guest, seed=21).pk)
 
 
 @dataclass
@@ -37,13 +32,6 @@ class LiveServer:
 
     def stream_url(self, game_id: str, query: str = "") -> str:
         return f"{self.url}/api/v1/games/{game_id}/stream" + (f"?{query}" if query else "")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -65,11 +53,9 @@ def live(transactional_db: None) -> Iterator[LiveServer]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the ASGI server did not start")
-        time.sleep(0.02)
+    wait_until(lambda: server.started or not thread.is_alive(), "the ASGI server", 10, every=0.02)
+    if not server.started:
+        raise RuntimeError("the ASGI server did not start")
     yield LiveServer(f"http://127.0.0.1:{port}", port)
     server.should_exit = True
     thread.join(timeout=10)

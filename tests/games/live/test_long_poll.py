@@ -131,8 +131,9 @@ def test_a_long_poll_that_waited_counts_once_against_the_rate_limit(
     from games.models import Game
     from unoservice.throttling import PlayerRateThrottle
 
-    monkeypatch.setattr(PlayerRateThrottle, "rate", "3/min", raising=False)
-    # The guest's join was their first request of the minute; the poll is the second.
+    monkeypatch.setattr(PlayerRateThrottle, "rate", "2/min", raising=False)
+    # The poll is the guest's first request of the minute (the game was set up without
+    # the API), and must count once however long it waited.
     last_seq = Game.objects.get(pk=two_players).last_seq
     thread, result = in_background(lambda: poll(live, guest, two_players, after=last_seq, wait=20))
     time.sleep(0.5)
