@@ -23,6 +23,7 @@ from unoservice.fields import (
 
 COLORS = ["red", "yellow", "green", "blue"]
 BOT_STRATEGIES = BotStrategy.values
+GAME_STATUSES = GameStatus.values
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -79,6 +80,16 @@ class CeleryProcesses:
 
     def logs(self) -> str:
         return log_tails(self.folder)
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float, what: str, procs: Any) -> None:
+    """Fail with the processes' logs unless `predicate` holds within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"{what}: not within {seconds} s\n{procs.logs()}")
 
 
 def stop_groups(processes: Iterable[subprocess.Popen[bytes]], grace: float = 20.0) -> None:

@@ -215,6 +215,11 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "Color": "games.serializers.COLORS",
         "BotStrategy": "games.serializers.BOT_STRATEGIES",
+        # A game's, and the health check's: each keeps a name of its own.
+        "StatusEnum": "games.serializers.GAME_STATUSES",
+        "HealthStatus": "unoservice.health.STATUSES",
+        "HealthCheckState": "unoservice.health.CHECK_STATES",
+        "HealthProcessState": "unoservice.health.PROCESS_STATES",
     },
 }
 

@@ -8,8 +8,6 @@ stall, never measures of speed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -18,6 +16,7 @@ from games.engine import GameState
 from games.engine.cards import DECK_SIZE
 from games.models import Event, Game, GameStatus
 from tests.factories import seed_where, table
+from tests.workers import wait_for
 
 pytestmark = [
     pytest.mark.postgres,
@@ -26,15 +25,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def wait_for(predicate: Callable[[], bool], seconds: float, what: str, procs: Any) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"{what}: not within {seconds} s\n{procs.logs()}")
 
 
 def reload(game: Game) -> Game:
