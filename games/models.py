@@ -1,4 +1,5 @@
-"""Games, their seats, the event log, and idempotency records.
+"""Games, their seats, the event log, idempotency records, stream tickets and the
+heartbeats of periodic jobs.
 
 The engine snapshot in `Game.state` is the one source of truth for the table (every
 hand included); seats record who sits where. Nothing here changes a game: that is
@@ -194,3 +195,17 @@ class StreamTicket(models.Model):
 
     def __str__(self) -> str:
         return f"stream ticket for {self.game_id} ({self.player_id})"
+
+
+class Heartbeat(models.Model):
+    """When a periodic job last ran, one row per job, in the database so that every
+    process and host sees it (``/healthz`` reads the sweeper's to tell whether beat
+    is alive)."""
+
+    SWEEP = "sweep_overdue"
+
+    name = models.CharField(max_length=64, primary_key=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from games import engine
 from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GameStatus, Heartbeat
 from players.models import Player
 from unoservice import fastsql
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
@@ -131,3 +131,9 @@ def expired_pauses(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUI
     """(id, version) of running games paused for want of humans whose pause ran out."""
     rows = Game.objects.filter(status=GameStatus.PLAYING, paused_until__lte=now)
     return list(rows.order_by("paused_until").values_list("id", "version")[:limit])
+
+
+def last_sweep_age(now: dt.datetime) -> float | None:
+    """Seconds since the sweeper last ran (beat sends it), or None if it never did."""
+    at = Heartbeat.objects.filter(name=Heartbeat.SWEEP).values_list("at", flat=True).first()
+    return None if at is None else max(0.0, (now - at).total_seconds())

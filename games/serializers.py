@@ -27,6 +27,7 @@ COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))
 PENDING_TYPES = list(get_args(PendingType))
 BOT_STRATEGIES = BotStrategy.values
+GAME_STATUSES = GameStatus.values
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"

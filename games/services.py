@@ -43,6 +43,7 @@ from games.models import (
     Event,
     Game,
     GameStatus,
+    Heartbeat,
     Seat,
     StreamTicket,
     seating_entry,
@@ -803,8 +804,10 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
     """The backstop of the timers: apply every overdue turn timeout, move every bot
     overdue by more than `bot_grace` (its task was lost), and abandon every game
     whose pause ran out. Each game is locked with skip_locked in its own
-    transaction."""
+    transaction. First, the sweep's heartbeat is recorded, in a transaction of its
+    own that locks only that row."""
     now = timezone.now()
+    Heartbeat.objects.update_or_create(name=Heartbeat.SWEEP, defaults={"at": now})
     timeouts = sum(
         turn_timeout_apply(game_id=game_id, version=version, skip_locked=True) is not None
         for game_id, version in selectors.overdue_turns(now)

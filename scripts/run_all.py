@@ -1,9 +1,14 @@
 """Run the API, a Celery worker and Celery beat together in the foreground.
 
-Each runs in its own process group with its output prefixed by its name. Ctrl-C
-(SIGINT) or SIGTERM stops all three the way each expects; a second signal kills
-them at once. When one of them exits on its own, the others are stopped too and
-its exit code is returned.
+Each runs in a session (and process group) of its own, with its output prefixed by
+its name. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops all three, and so does the
+runner's output going away (``run_all.py | head``: the reader exited). Each leader
+is asked to stop with SIGTERM; whatever still runs after ``GRACE_SECONDS`` is
+killed, process group and all, and a second signal kills at once. When one of the
+three exits on its own, the others are stopped too and the runner exits with its
+code (128 + the signal that killed it; 1 for a clean exit).
+Either way nothing is left behind: once a leader has exited, what is left of its
+group (children it abandoned) is killed.
 
     .venv/bin/python scripts/run_all.py [--port 8000]
 """
@@ -11,62 +16,166 @@ its exit code is returned.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
-STOP_GRACE_SECONDS = 30.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# How long the three get to stop on their own (the API gives open streams 3 s, a
+# worker finishes the task in hand) before their process groups are killed, so that
+# a stop takes less than 10 s in all.
+GRACE_SECONDS = 6.0
+# How long a killed group gets to disappear before the runner gives up waiting.
+KILL_WAIT_SECONDS = 2.0
+POLL_SECONDS = 0.1
+READER_GONE = select.POLLERR | select.POLLHUP | select.POLLNVAL
+
+
+class Output:
+    """The runner's standard output, shared by the relays of the three.
+
+    Once nobody reads it (a pipe whose reader exited: writes fail with EPIPE, and
+    it polls as an error even before anything is written), it is pointed at
+    /dev/null and `on_gone` is called, once. The relays then go on draining the
+    children's output, since a child blocked on a full pipe could not stop.
+    """
+
+    def __init__(self, on_gone: Callable[[], None], fd: int = 1) -> None:
+        self.fd = fd
+        self.gone = False
+        self._on_gone = on_gone
+        self._writing = threading.Lock()  # one line at a time
+        self._losing = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        """All of `data`, waiting for a slow reader (a relay may wait)."""
+        with self._writing:
+            self._write(data)
+
+    def say(self, message: str) -> None:
+        """A notice of the runner's own, dropped rather than waited for: the main
+        thread must never block on a reader that stopped reading."""
+        if not self._writing.acquire(timeout=POLL_SECONDS):
+            return
+        try:
+            if self._poll(select.POLLOUT) & select.POLLOUT:
+                self._write(f"run_all: {message}\n".encode())
+        finally:
+            self._writing.release()
+
+    def check_reader(self) -> None:
+        if not self.gone and self._poll(0) & READER_GONE:
+            self._lose()
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view and not self.gone:
+            try:
+                view = view[os.write(self.fd, view) :]
+            except OSError:  # EPIPE, EBADF, EIO from a vanished terminal
+                self._lose()
+
+    def _poll(self, events: int) -> int:
+        poller = select.poll()
+        poller.register(self.fd, events)  # errors and hang-ups are always reported
+        ready = 0
+        for _, happened in poller.poll(0):
+            ready |= happened
+        return ready
+
+    def _lose(self) -> None:
+        with self._losing:
+            if self.gone:
+                return
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.fd)
+            os.close(devnull)
+            self.gone = True
+        self._on_gone()
 
 
 @dataclass
 class Child:
     name: str
     argv: list[str]
-    # The server's master runs its workers as child processes: signal the whole
-    # group, as a terminal would. Celery's main process stops its own pool.
-    signal_group: bool
-    process: subprocess.Popen[bytes] | None = None
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    returncode: int | None = field(default=None, init=False)
+    _relay: threading.Thread | None = field(default=None, init=False)
 
-    def start(self, env: dict[str, str]) -> None:
+    def start(self, env: dict[str, str], output: Output) -> None:
         self.process = subprocess.Popen(
             self.argv,
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            start_new_session=True,  # the terminal's Ctrl-C reaches only this runner
+            # A session of its own: the terminal's Ctrl-C and hang-up reach only the
+            # runner, which stops the three in order; and one process group holds
+            # the child's own children (the server's workers, Celery's pool), so
+            # that one kill reaches them all.
+            start_new_session=True,
         )
         assert self.process.stdout is not None
-        threading.Thread(target=self._pump, args=(self.process.stdout,), daemon=True).start()
+        self._relay = threading.Thread(
+            target=self._forward, args=(self.process.stdout, output), daemon=True
+        )
+        self._relay.start()
 
-    def _pump(self, stream: IO[bytes]) -> None:
+    def _forward(self, stream: IO[bytes], output: Output) -> None:
         prefix = f"{self.name:<6} | ".encode()
         for line in iter(stream.readline, b""):
-            sys.stdout.buffer.write(prefix + line)
-            sys.stdout.buffer.flush()
+            output.write(prefix + line)
 
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def send(self, signum: int, *, group: bool | None = None) -> None:
-        if not self.running():
-            return
+    def exited(self) -> bool:
+        """Whether the leader has exited. It is not reaped here: as long as it is a
+        zombie its pid, the group's id, cannot be reused, so killing the group
+        cannot hit anyone else."""
+        if self.returncode is not None:
+            return True
         assert self.process is not None
         try:
-            if self.signal_group if group is None else group:
-                os.killpg(self.process.pid, signum)
-            else:
-                self.process.send_signal(signum)
-        except ProcessLookupError:
-            pass
+            state = os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return state is not None
+
+    def terminate(self) -> None:
+        """Ask the leader to stop; it stops its own children its own way."""
+        if not self.exited():
+            self._send(os.kill, signal.SIGTERM)
+
+    def kill(self) -> None:
+        """Kill the whole process group."""
+        if self.returncode is None:
+            self._send(os.killpg, signal.SIGKILL)
+
+    def finish(self) -> int:
+        """Once the leader has exited: kill what is left of its group, reap the
+        leader and return its exit code (negative: the signal that killed it)."""
+        if self.returncode is None:
+            self.kill()
+            assert self.process is not None
+            self.returncode = self.process.wait()
+        return self.returncode
+
+    def join_relay(self) -> None:
+        if self._relay is not None:
+            self._relay.join(timeout=1.0)  # the last lines of its output
+
+    def _send(self, send: Callable[[int, int], None], signum: int) -> None:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+            send(self.process.pid, signum)
 
 
 def children(port: int) -> list[Child]:
@@ -88,52 +197,76 @@ def children(port: int) -> list[Child]:
                 "--workers",
                 "1",
             ],
-            signal_group=True,
         ),
-        Child("worker", [*celery, "worker", "--loglevel=WARNING"], signal_group=False),
-        Child("beat", [*celery, "beat", "--loglevel=WARNING"], signal_group=False),
+        Child("worker", [*celery, "worker", "--loglevel=WARNING"]),
+        Child("beat", [*celery, "beat", "--loglevel=WARNING"]),
     ]
 
 
 def run(procs: Sequence[Child]) -> int:
-    received: list[int] = []
+    # Why to stop, in order of arrival. Appending to a list is all that a signal
+    # handler or a relay does here: no lock that the main thread might be holding.
+    reasons: list[str] = []
 
     def on_signal(signum: int, _frame: object) -> None:
-        received.append(signum)
+        reasons.append(signal.Signals(signum).name)
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_signal)
+    output = Output(on_gone=lambda: reasons.append("output closed"))
 
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    for child in procs:
-        child.start(env)
-
     exit_code = 0
-    while not received and all(child.running() for child in procs):
-        time.sleep(0.2)
-    if not received:
-        ended = next(child for child in procs if not child.running())
-        assert ended.process is not None
-        exit_code = ended.process.returncode or 1
-        print(f"run_all: {ended.name} exited with {ended.process.returncode}; stopping the others")
-
-    stop_signal = received[0] if received else signal.SIGTERM
-    print("run_all: stopping (press Ctrl-C again to kill at once)", flush=True)
-    for child in procs:
-        child.send(signal.SIGINT if child.signal_group else stop_signal)
-
-    deadline = time.monotonic() + STOP_GRACE_SECONDS
-    handled = len(received)
-    while any(child.running() for child in procs):
-        if len(received) > handled or time.monotonic() > deadline:
-            for child in procs:
-                child.send(signal.SIGKILL, group=True)
-            break
-        time.sleep(0.2)
-    for child in procs:
-        if child.process is not None:
-            child.process.wait()
+    try:
+        for child in procs:
+            child.start(env, output)
+        while not reasons:
+            ended = next((child for child in procs if child.exited()), None)
+            if ended is not None:
+                # As a shell reports it: 128 + the signal that killed it; and one that
+                # exited by itself with 0 has still failed to keep running.
+                code = ended.finish()
+                exit_code = 128 - code if code < 0 else code or 1
+                output.say(f"{ended.name} exited with {ended.returncode}; stopping the others")
+                break
+            output.check_reader()
+            time.sleep(POLL_SECONDS)
+        else:
+            output.say(f"{reasons[0]}: stopping (Ctrl-C again to kill at once)")
+    finally:
+        stop([child for child in procs if child.process is not None], reasons, output)
     return exit_code
+
+
+def stop(procs: Sequence[Child], reasons: list[str], output: Output) -> None:
+    """SIGTERM every leader, then kill every group still there after the grace (or
+    at a further stop request), and reap them all."""
+    for child in procs:
+        child.terminate()
+    asked = len(reasons)
+    deadline = time.monotonic() + GRACE_SECONDS
+    killed_at: float | None = None
+    while True:
+        for child in procs:
+            if child.exited():
+                child.finish()
+        waiting = [child for child in procs if child.returncode is None]
+        if not waiting:
+            break
+        names = ", ".join(child.name for child in waiting)
+        now = time.monotonic()
+        if killed_at is None and (now > deadline or len(reasons) > asked):
+            output.say(f"{names} still running: killing")
+            for child in waiting:
+                child.kill()
+            killed_at = now
+        elif killed_at is not None and now > killed_at + KILL_WAIT_SECONDS:
+            output.say(f"{names} would not die")
+            break
+        output.check_reader()
+        time.sleep(POLL_SECONDS)
+    for child in procs:
+        child.join_relay()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

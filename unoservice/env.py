@@ -2,9 +2,10 @@
 
 Small parsers for plain values plus the two URL-shaped settings: the database
 (``DATABASE_URL``) and the Celery broker (``CELERY_BROKER_URL``). Each URL helper
-takes the URL and the project directory and returns ready-to-use settings, so the
-defaults for development (an SQLite file and a file-system broker, both under
-``var/``) need no server at all.
+takes the URL and the directory of runtime data (``VAR_DIR``, ``var/`` in the
+checkout by default) and returns ready-to-use settings, so the defaults for
+development (an SQLite file and a file-system broker, both in that directory) need
+no server at all.
 """
 
 from __future__ import annotations
@@ -112,10 +113,11 @@ def https_settings(enabled: bool, hsts_seconds: int) -> dict[str, Any]:
     }
 
 
-def database_config(url: str | None, base_dir: Path) -> dict[str, Any]:
-    """Django ``DATABASES["default"]`` for ``url``; no URL means ``var/db.sqlite3``."""
+def database_config(url: str | None, var_dir: Path) -> dict[str, Any]:
+    """Django ``DATABASES["default"]`` for ``url``; no URL means ``db.sqlite3`` in
+    ``var_dir``."""
     if not url:
-        db_file = base_dir / "var" / "db.sqlite3"
+        db_file = var_dir / "db.sqlite3"
         db_file.parent.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{db_file}"
     config: dict[str, Any] = dict(dj_database_url.parse(url))
@@ -135,14 +137,14 @@ def database_config(url: str | None, base_dir: Path) -> dict[str, Any]:
     return config
 
 
-def broker_config(url: str | None, base_dir: Path) -> tuple[str, dict[str, Any]]:
+def broker_config(url: str | None, var_dir: Path) -> tuple[str, dict[str, Any]]:
     """Celery broker URL and transport options for ``url``.
 
-    No URL means kombu's file-system transport under ``var/broker/``: it needs no
-    server and, being plain files, is shared by the API, the worker and beat.
+    No URL means kombu's file-system transport under ``broker/`` in ``var_dir``: it
+    needs no server and, being plain files, is shared by the API, the worker and beat.
     """
     if not url:
-        root = base_dir / "var" / "broker"
+        root = var_dir / "broker"
         folders = {
             "data_folder_in": root / "queue",
             "data_folder_out": root / "queue",
@@ -151,12 +153,42 @@ def broker_config(url: str | None, base_dir: Path) -> tuple[str, dict[str, Any]]
         }
         for folder in folders.values():
             folder.mkdir(parents=True, exist_ok=True)
+        seed_exchange_tables(folders["control_folder"])
         options: dict[str, Any] = {key: str(path) for key, path in folders.items()}
         options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
         # The directory is polled: every 0.1 s keeps a bot's reply prompt.
         options["polling_interval"] = 0.1
         return "filesystem://localhost//", options
     return url, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+
+
+# The exchanges Celery uses: its default queue's, and the control broadcast and its
+# replies (pings, inspect).
+FILESYSTEM_EXCHANGES = ("celery", "celery.pidbox", "reply.celery.pidbox")
+
+
+def seed_exchange_tables(control_folder: Path) -> None:
+    """Create each exchange's table of bound queues, empty, unless it exists.
+
+    kombu's file-system transport creates a missing table by truncating the file
+    and only then locking it: a process starting at the same moment (the API, the
+    worker and beat start together) can read the empty file, and fails on it as on
+    bad JSON, the worker for good. A table that exists is only ever read and
+    rewritten under its lock. Each is written whole beside its place and linked
+    into it, so that no process ever sees it empty.
+    """
+    for exchange in FILESYSTEM_EXCHANGES:
+        table = control_folder / f"{exchange}.exchange"
+        if table.exists():
+            continue
+        draft = control_folder / f".{exchange}.{os.getpid()}.draft"
+        draft.write_text("[]")
+        try:
+            os.link(draft, table)
+        except FileExistsError:
+            pass  # another process was first
+        finally:
+            draft.unlink()
 
 
 def cache_config(url: str | None) -> dict[str, Any]:

@@ -1,21 +1,53 @@
-"""``GET /healthz``: can this process reach its database and its Celery broker?"""
+"""``GET /healthz``: can this process reach its database and its Celery broker, and
+are a worker and beat running?
+
+The database and the broker are this process's own needs: without either it cannot
+serve, and the answer is 503. A worker that does not answer a ping, or beat whose
+last sweep is too old, leaves the API serving with bots and turn timers late: the
+answer is 200 with ``"status": "degraded"``.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
-from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
+from games import selectors
 from unoservice.celery import app as celery_app
-from unoservice.errors import error_body
+from unoservice.schema import error_object
 
 logger = logging.getLogger(__name__)
 
 BROKER_TIMEOUT_SECONDS = 2.0
-ALLOWED_METHODS = ("GET", "HEAD")
+# A ping is broadcast to every worker: answer from the cache for a few seconds, so
+# that load balancers polling every process do not keep the workers busy answering.
+WORKER_PING_TIMEOUT_SECONDS = 1.0
+WORKER_ANSWER_CACHE_SECONDS = 5
+WORKER_CACHE_KEY = "healthz:worker"
+# Beat sends the sweep every TURN_SWEEP_SECONDS; one dropped because the workers
+# were busy (it expires after one interval) is no outage, several in a row are.
+BEAT_STALE_SWEEPS = 5
+
+OK, ERROR, DOWN, UNKNOWN = "ok", "error", "down", "unknown"
+DEGRADED, UNAVAILABLE = "degraded", "unavailable"
+# The values of the answer's fields (named in the OpenAPI schema by the settings).
+STATUSES = (OK, DEGRADED, UNAVAILABLE)
+CHECK_STATES = (OK, ERROR)  # database, broker
+PROCESS_STATES = (OK, DOWN, UNKNOWN)  # worker, beat
 
 
 def check_database() -> None:
@@ -48,35 +80,146 @@ def check_broker(url: str | None = None) -> None:
         conn.release()
 
 
-# Exempt from CSRF so that a POST meets the 405 below, in the API's error shape,
-# rather than Django's HTML CSRF page: the view reads and changes nothing.
-@csrf_exempt
-@never_cache
-def healthz(request: HttpRequest) -> JsonResponse:
-    """200 ``{"database": "ok", "broker": "ok"}``; 503 with the failing part as
-    ``"error"`` and the API's error object beside it."""
-    if request.method not in ALLOWED_METHODS:
-        # require_safe would answer an empty 405, outside the API's error shape.
-        refused = JsonResponse(
-            error_body("method_not_allowed", "only GET and HEAD are allowed here"), status=405
-        )
-        refused["Allow"] = ", ".join(ALLOWED_METHODS)
-        return refused
-    status: dict[str, str] = {}
-    for name, check in (("database", check_database), ("broker", check_broker)):
-        try:
-            check()
-        except Exception:
-            logger.exception("health check failed: %s", name)
-            status[name] = "error"
-        else:
-            status[name] = "ok"
-    failing = [name for name, state in status.items() if state != "ok"]
-    if not failing:
-        return JsonResponse(status)
-    error = {
-        "code": "service_unavailable",
-        "message": f"Unavailable: {', '.join(failing)}.",
-        "details": dict(status),
+def worker_answers() -> bool:
+    """Whether a Celery worker answers a ping within ``WORKER_PING_TIMEOUT_SECONDS``
+    (the first answer ends the wait)."""
+    return bool(celery_app.control.ping(timeout=WORKER_PING_TIMEOUT_SECONDS, limit=1))
+
+
+def beat_stale_after() -> float:
+    """Seconds without a sweep after which beat counts as down."""
+    return BEAT_STALE_SWEEPS * float(settings.TURN_SWEEP_SECONDS)
+
+
+def _state(name: str, check: Callable[[], None]) -> str:
+    try:
+        check()
+    except Exception:
+        logger.exception("health check failed: %s", name)
+        return ERROR
+    return OK
+
+
+def worker_state() -> str:
+    """``ok`` when a worker answered a ping, ``down`` when none did, from the cache
+    when asked in the last ``WORKER_ANSWER_CACHE_SECONDS``."""
+    try:
+        cached = cache.get(WORKER_CACHE_KEY)
+    except Exception:  # the health check does without a cache rather than fail
+        logger.warning("health check: the cache cannot be read", exc_info=True)
+        cached = None
+    if cached is not None:
+        return str(cached)
+    try:
+        state = OK if worker_answers() else DOWN
+    except Exception:
+        logger.exception("health check failed: worker")
+        state = DOWN
+    try:
+        cache.set(WORKER_CACHE_KEY, state, WORKER_ANSWER_CACHE_SECONDS)
+    except Exception:
+        logger.warning("health check: the cache cannot be written", exc_info=True)
+    return state
+
+
+def beat_state() -> tuple[str, float | None]:
+    """``ok`` when the last sweep is recent, else ``down``; and its age in seconds
+    (None if there never was one)."""
+    age = selectors.last_sweep_age(timezone.now())
+    if age is None:
+        return DOWN, None
+    return (OK if age <= beat_stale_after() else DOWN), round(age, 1)
+
+
+def health() -> tuple[int, dict[str, Any]]:
+    """The status code and body of ``/healthz``."""
+    body: dict[str, Any] = {
+        "database": _state("database", check_database),
+        "broker": _state("broker", check_broker),
     }
-    return JsonResponse({**status, "error": error}, status=503)
+    # A ping goes through the broker and the sweeps are read from the database: with
+    # either down, the worker or beat cannot be told.
+    body["worker"] = worker_state() if body["broker"] == OK else UNKNOWN
+    body["beat"], body["last_sweep_age_seconds"] = UNKNOWN, None
+    if body["database"] == OK:
+        try:
+            body["beat"], body["last_sweep_age_seconds"] = beat_state()
+        except Exception:
+            logger.exception("health check failed: beat")
+    failing = [name for name in ("database", "broker") if body[name] != OK]
+    if failing:
+        error = {
+            "code": "service_unavailable",
+            "message": f"Unavailable: {', '.join(failing)}.",
+            "details": {"database": body["database"], "broker": body["broker"]},
+        }
+        return 503, {"status": UNAVAILABLE, **body, "error": error}
+    late = body["worker"] != OK or body["beat"] != OK
+    return 200, {"status": DEGRADED if late else OK, **body}
+
+
+_WORKER_HELP = (
+    "ok: a worker answered a ping within 1 s (the answer is kept 5 s); down: none did "
+    "(bots and turn timeouts wait); unknown: the broker is down, so no ping was sent"
+)
+_BEAT_HELP = (
+    "ok: the last sweep of overdue turns ran within 5 sweep intervals "
+    "(TURN_SWEEP_SECONDS, 2 s by default); down: it is older, or there never was one; "
+    "unknown: the database is down"
+)
+
+
+class HealthOut(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(
+        choices=STATUSES,
+        help_text="ok: all is well; degraded (200): the API serves, but the worker or "
+        "beat is down; unavailable (503): the database or the broker is down",
+    )
+    database = serializers.ChoiceField(choices=CHECK_STATES)
+    broker = serializers.ChoiceField(choices=CHECK_STATES)
+    worker = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_WORKER_HELP)
+    beat = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_BEAT_HELP)
+    last_sweep_age_seconds = serializers.FloatField(
+        allow_null=True,
+        min_value=0,
+        help_text="seconds since the last sweep ran, to a tenth; null if none ever ran "
+        "or the database is down",
+    )
+
+
+class HealthUnavailableOut(HealthOut):
+    error = error_object(503)
+
+
+@method_decorator(never_cache, name="dispatch")
+class HealthView(APIView):
+    """For load balancers and probes: no token, no rate limit, GET and HEAD only (any
+    other method is a 405 in the API's error shape)."""
+
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes: list[type] = []
+    http_method_names = ["get", "head"]
+
+    @extend_schema(
+        operation_id="healthz",
+        summary="Health of the service",
+        description="The database and the broker are needed to serve: either down is a "
+        "503. A worker or beat down leaves the API serving, with bots and turn timers "
+        "late: 200 with `status` `degraded`.",
+        tags=["health"],
+        auth=[],
+        responses={
+            200: OpenApiResponse(
+                response=HealthOut,
+                description="ok, or degraded: the worker or beat is down",
+            ),
+            503: OpenApiResponse(
+                response=HealthUnavailableOut,
+                description="service_unavailable: the database or the broker is down",
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        status, body = health()
+        return Response(body, status=status)

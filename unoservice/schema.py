@@ -52,23 +52,24 @@ _DESCRIPTIONS = {
 
 
 @functools.cache
-def _error_serializer(status: int) -> serializers.Serializer[Any]:
+def error_object(status: int) -> serializers.Serializer[Any]:
+    """The `error` member of an answer with this status: its code, message, details."""
     return inline_serializer(
-        name=f"Error{status}",
+        name=f"ErrorBody{status}",
         fields={
-            "error": inline_serializer(
-                name=f"ErrorBody{status}",
-                fields={
-                    "code": serializers.ChoiceField(choices=ERROR_CODES[status]),
-                    "message": serializers.CharField(),
-                    "details": serializers.DictField(
-                        help_text="more about the error, e.g. `version` with stale_version "
-                        "or `fields` with invalid_request"
-                    ),
-                },
-            )
+            "code": serializers.ChoiceField(choices=ERROR_CODES[status]),
+            "message": serializers.CharField(),
+            "details": serializers.DictField(
+                help_text="more about the error, e.g. `version` with stale_version "
+                "or `fields` with invalid_request"
+            ),
         },
     )
+
+
+@functools.cache
+def _error_serializer(status: int) -> serializers.Serializer[Any]:
+    return inline_serializer(name=f"Error{status}", fields={"error": error_object(status)})
 
 
 def error_responses(*statuses: int, descriptions: dict[int, str] | None = None) -> dict[int, Any]:

@@ -1,7 +1,7 @@
 """Settings of the UNO service, read from the environment (see README: Configuration).
 
 Without any variable set, the service runs for development: DEBUG on, an SQLite
-file and a file-system Celery broker under ``var/``.
+file and a file-system Celery broker under ``var/`` (or ``VAR_DIR``).
 """
 
 import os
@@ -23,8 +23,9 @@ from unoservice.env import (
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Runtime data of a checkout (SQLite file, file-system broker, beat schedule, static).
-VAR_DIR = BASE_DIR / "var"
-VAR_DIR.mkdir(exist_ok=True)
+# VAR_DIR moves it, so that two instances of one checkout keep apart.
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 # --- Core -------------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ TEMPLATES = [
 
 # DATABASE_URL, e.g. postgres://user:password@host:5432/uno (psycopg 3).
 # Unset: the SQLite file var/db.sqlite3.
-DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), BASE_DIR)}
+DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), VAR_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -223,6 +224,11 @@ SPECTACULAR_SETTINGS = {
         "BotStrategy": "games.serializers.BOT_STRATEGIES",
         "Direction": "games.serializers.DIRECTIONS",
         "PendingType": "games.serializers.PENDING_TYPES",
+        # A game's, and the health check's: each keeps a name of its own.
+        "StatusEnum": "games.serializers.GAME_STATUSES",
+        "HealthStatus": "unoservice.health.STATUSES",
+        "HealthCheckState": "unoservice.health.CHECK_STATES",
+        "HealthProcessState": "unoservice.health.PROCESS_STATES",
     },
 }
 
@@ -231,7 +237,7 @@ SPECTACULAR_SETTINGS = {
 # CELERY_BROKER_URL, e.g. redis://host:6379/0. Unset: kombu's file-system transport
 # under var/broker/, which needs no server.
 CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT_OPTIONS = broker_config(
-    os.environ.get("CELERY_BROKER_URL"), BASE_DIR
+    os.environ.get("CELERY_BROKER_URL"), VAR_DIR
 )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A task is acknowledged after it ran, one at a time per worker process, and handed

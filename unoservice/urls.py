@@ -7,11 +7,11 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
-from unoservice.health import healthz
+from unoservice.health import HealthView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
+    path("healthz", HealthView.as_view(), name="healthz"),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),

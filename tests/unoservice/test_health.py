@@ -1,27 +1,159 @@
-"""GET /healthz."""
+"""GET /healthz: the database and the broker, a worker's ping and beat's last sweep."""
 
+import datetime as dt
 import socket
 import time
 
 import pytest
+import time_machine
+from django.core.cache import cache
 from django.test import Client
+from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from games import tasks
+from games.models import Heartbeat
 from tests.factories import assert_error
 from tests.support import free_port
 from unoservice import health
+from unoservice.throttling import AnonymousRateThrottle
+
+PONG = [{"celery@test": {"ok": "pong"}}]
+
+
+class FakePing:
+    """Celery's control ping: the workers' answers (empty for none, or an exception to
+    raise), and the calls made."""
+
+    def __init__(self) -> None:
+        self.answer: list[dict[str, dict[str, str]]] | Exception = PONG
+        self.calls: list[dict[str, float]] = []
+
+    def __call__(self, **kwargs: float) -> list[dict[str, dict[str, str]]]:
+        self.calls.append(kwargs)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.fixture
+def pings(monkeypatch) -> FakePing:
+    fake = FakePing()
+    monkeypatch.setattr(health.celery_app.control, "ping", fake)
+    return fake
+
+
+def swept(seconds_ago: float) -> None:
+    """The sweep beat sends, run by a worker `seconds_ago`."""
+    with time_machine.travel(timezone.now() - dt.timedelta(seconds=seconds_ago), tick=False):
+        tasks.sweep_overdue()
 
 
 @pytest.mark.django_db
-def test_healthz_is_200_when_database_and_broker_answer(client):
+def test_healthz_is_ok_when_the_database_and_broker_answer_a_worker_pings_back_and_beat_swept(
+    client, pings
+):
+    swept(seconds_ago=1)
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "broker": "ok"}
+    body = response.json()
+    age = body.pop("last_sweep_age_seconds")
+    assert body == {
+        "status": "ok",
+        "database": "ok",
+        "broker": "ok",
+        "worker": "ok",
+        "beat": "ok",
+    }
+    assert 1.0 <= age < 3.0
     assert "no-cache" in response["Cache-Control"]
 
 
 @pytest.mark.django_db
-def test_healthz_is_503_naming_the_broker_when_it_is_down(client, monkeypatch):
+def test_a_worker_that_does_not_answer_the_ping_leaves_the_service_degraded_but_up(client, pings):
+    swept(seconds_ago=0)
+    pings.answer = []
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["worker"] == "down"
+    assert (body["database"], body["broker"], body["beat"]) == ("ok", "ok", "ok")
+
+
+@pytest.mark.django_db
+def test_a_ping_that_fails_counts_as_a_worker_down(client, pings):
+    swept(seconds_ago=0)
+    pings.answer = OperationalError("connection lost")
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["worker"] == "down"
+    assert response.json()["status"] == "degraded"
+
+
+@pytest.mark.django_db
+def test_the_ping_waits_a_second_at_most_and_stops_at_the_first_answer(client, pings):
+    client.get("/healthz")
+    assert pings.calls == [{"timeout": 1.0, "limit": 1}]
+
+
+@pytest.mark.django_db
+def test_the_workers_answer_is_kept_a_few_seconds_so_that_polling_does_not_ping_each_time(
+    client, pings
+):
+    for _ in range(5):
+        assert client.get("/healthz").json()["worker"] == "ok"
+    assert len(pings.calls) == 1
+    pings.answer = []
+    later = time.time() + health.WORKER_ANSWER_CACHE_SECONDS + 1
+    with time_machine.travel(later, tick=False):
+        assert client.get("/healthz").json()["worker"] == "down"
+    assert len(pings.calls) == 2
+
+
+@pytest.mark.django_db
+def test_beat_is_down_when_the_last_sweep_is_older_than_a_few_intervals(client, pings, settings):
+    settings.TURN_SWEEP_SECONDS = 2.0
+    swept(seconds_ago=60)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["beat"] == "down"
+    assert 60.0 <= body["last_sweep_age_seconds"] < 62.0
+    assert body["worker"] == "ok"
+
+
+@pytest.mark.django_db
+def test_beat_is_ok_up_to_five_sweep_intervals_after_the_last_sweep(client, pings, settings):
+    settings.TURN_SWEEP_SECONDS = 2.0
+    swept(seconds_ago=8)
+    assert client.get("/healthz").json()["beat"] == "ok"
+    swept(seconds_ago=11)
+    assert client.get("/healthz").json()["beat"] == "down"
+
+
+@pytest.mark.django_db
+def test_beat_is_down_when_no_sweep_ever_ran(client, pings):
+    body = client.get("/healthz").json()
+    assert body["beat"] == "down"
+    assert body["last_sweep_age_seconds"] is None
+    assert body["status"] == "degraded"
+
+
+@pytest.mark.django_db
+def test_every_sweep_records_when_it_ran(pings):
+    swept(seconds_ago=30)
+    first = Heartbeat.objects.get(name=Heartbeat.SWEEP).at
+    tasks.sweep_overdue()
+    assert Heartbeat.objects.get(name=Heartbeat.SWEEP).at - first >= dt.timedelta(seconds=30)
+    assert Heartbeat.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_naming_the_broker_when_it_is_down_without_pinging_the_workers(
+    client, monkeypatch, pings
+):
     def broker_down(url=None):
         raise ConnectionRefusedError("broker down")
 
@@ -29,23 +161,31 @@ def test_healthz_is_503_naming_the_broker_when_it_is_down(client, monkeypatch):
     response = client.get("/healthz")
     assert response.status_code == 503
     body = response.json()
+    assert body["status"] == "unavailable"
     assert body["database"] == "ok"
     assert body["broker"] == "error"
+    assert body["worker"] == "unknown"
     assert body["error"]["code"] == "service_unavailable"
     assert "broker" in body["error"]["message"]
     assert body["error"]["details"] == {"database": "ok", "broker": "error"}
+    assert pings.calls == []
 
 
 @pytest.mark.django_db
-def test_healthz_is_503_naming_the_database_when_it_is_down(client, monkeypatch):
+def test_healthz_is_503_naming_the_database_when_it_is_down(client, monkeypatch, pings):
     def database_down():
         raise RuntimeError("database down")
 
     monkeypatch.setattr(health, "check_database", database_down)
     response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json()["database"] == "error"
-    assert response.json()["broker"] == "ok"
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["database"] == "error"
+    assert body["broker"] == "ok"
+    assert body["worker"] == "ok"  # the API cannot serve, whatever the worker does
+    assert (body["beat"], body["last_sweep_age_seconds"]) == ("unknown", None)
+    assert body["error"]["details"] == {"database": "error", "broker": "ok"}
 
 
 def test_healthz_refuses_writes(client):
@@ -62,10 +202,33 @@ def test_healthz_answers_any_other_method_than_get_or_head_with_a_405_in_the_err
 
 
 @pytest.mark.django_db
-def test_healthz_answers_head_like_get(client):
+def test_healthz_answers_head_like_get(client, pings):
     response = client.head("/healthz")
     assert response.status_code == 200
     assert response.content == b""
+
+
+@pytest.mark.django_db
+def test_healthz_needs_no_token_and_has_no_rate_limit(client, pings, monkeypatch):
+    monkeypatch.setattr(AnonymousRateThrottle, "rate", "1/min", raising=False)
+    assert client.post("/api/v1/players", {"name": "Ann"}, "application/json").status_code == 201
+    answers = [client.get("/healthz").status_code for _ in range(3)]
+    assert answers == [200, 200, 200]
+
+
+def test_the_openapi_schema_documents_the_health_answers():
+    schema = Client().get("/api/v1/schema/", {"format": "json"}).json()
+    operation = schema["paths"]["/healthz"]["get"]
+    assert "security" not in operation  # no token, as for signing up
+    ok = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    down = operation["responses"]["503"]["content"]["application/json"]["schema"]["$ref"]
+    components = schema["components"]["schemas"]
+    for ref in (ok, down):
+        fields = components[ref.rsplit("/", 1)[1]]["properties"]
+        assert {"status", "database", "broker", "worker", "beat", "last_sweep_age_seconds"} <= set(
+            fields
+        )
+    assert "error" in components[down.rsplit("/", 1)[1]]["properties"]
 
 
 def test_the_broker_check_fails_fast_when_nothing_listens():
@@ -87,3 +250,25 @@ def test_the_broker_check_gives_up_on_a_server_that_never_answers():
 @pytest.mark.redis
 def test_the_broker_check_passes_against_a_live_redis(redis_url):
     health.check_broker(redis_url)
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.worker
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_and_beat_make_healthz_ok_and_a_killed_worker_leaves_it_degraded(
+    client, celery_processes
+):
+    procs = celery_processes(0.0)
+
+    def answer() -> dict[str, object]:
+        cache.clear()  # no answer kept from the poll before
+        response = client.get("/healthz")
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    procs.wait_until(lambda: answer()["status"] == "ok", "the worker and beat to show", 60)
+    procs.kill_worker()
+    procs.wait_until(lambda: answer()["worker"] == "down", "the killed worker to be down", 30)
+    assert answer()["status"] == "degraded"

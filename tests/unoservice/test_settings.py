@@ -1,13 +1,19 @@
 """The environment parsers and URL helpers that settings.py is built from."""
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Connection, Exchange, Queue
 
 from unoservice.env import (
     BROKER_VISIBILITY_TIMEOUT,
+    FILESYSTEM_EXCHANGES,
     broker_config,
     check_secret_key,
     database_config,
@@ -90,7 +96,7 @@ def test_the_dev_secret_key_is_accepted_in_debug_and_a_real_key_always():
 
 
 def test_database_url_defaults_to_an_sqlite_file_under_var(tmp_path):
-    config = database_config(None, tmp_path)
+    config = database_config(None, tmp_path / "var")
     assert config["ENGINE"] == "django.db.backends.sqlite3"
     assert Path(config["NAME"]) == tmp_path / "var" / "db.sqlite3"
     assert (tmp_path / "var").is_dir()
@@ -98,7 +104,7 @@ def test_database_url_defaults_to_an_sqlite_file_under_var(tmp_path):
 
 
 def test_a_postgres_url_selects_postgresql_with_kept_healthy_connections(tmp_path):
-    config = database_config("postgres://uno:secret@db.internal:6543/uno", tmp_path)
+    config = database_config("postgres://uno:secret@db.internal:6543/uno", tmp_path / "var")
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert config["NAME"] == "uno"
     assert config["USER"] == "uno"
@@ -111,7 +117,7 @@ def test_a_postgres_url_selects_postgresql_with_kept_healthy_connections(tmp_pat
 
 
 def test_the_broker_defaults_to_the_file_system_transport_under_var(tmp_path):
-    url, options = broker_config(None, tmp_path)
+    url, options = broker_config(None, tmp_path / "var")
     assert url.startswith("filesystem://")
     assert options["data_folder_in"] == options["data_folder_out"]
     for key in ("data_folder_in", "processed_folder", "control_folder"):
@@ -120,11 +126,67 @@ def test_the_broker_defaults_to_the_file_system_transport_under_var(tmp_path):
         assert folder.is_relative_to(tmp_path / "var" / "broker")
 
 
+def test_the_file_system_broker_starts_with_an_empty_table_for_each_exchange(tmp_path):
+    _, options = broker_config(None, tmp_path / "var")
+    control = Path(options["control_folder"])
+    for exchange in FILESYSTEM_EXCHANGES:
+        assert json.loads((control / f"{exchange}.exchange").read_text()) == []
+    assert not [path for path in control.iterdir() if path.name.startswith(".")]
+
+
+def test_an_exchange_table_in_use_is_left_as_it_is(tmp_path):
+    _, options = broker_config(None, tmp_path / "var")
+    table = Path(options["control_folder"]) / "celery.exchange"
+    table.write_text('[["celery", "", "celery"]]')
+    broker_config(None, tmp_path / "var")
+    assert table.read_text() == '[["celery", "", "celery"]]'
+
+
+def test_messages_go_through_the_file_system_broker_with_its_seeded_tables(tmp_path):
+    url, options = broker_config(None, tmp_path / "var")
+    queue = Queue("celery", Exchange("celery", type="direct"), routing_key="celery")
+    with Connection(url, transport_options=options) as conn, conn.SimpleQueue(queue) as simple:
+        simple.put({"n": 1})
+        message = simple.get(timeout=5)
+        message.ack()
+    assert message.payload == {"n": 1}
+
+
 def test_a_redis_broker_url_is_used_as_given_with_the_visibility_timeout(tmp_path):
-    url, options = broker_config("redis://cache.internal:6379/0", tmp_path)
+    url, options = broker_config("redis://cache.internal:6379/0", tmp_path / "var")
     assert url == "redis://cache.internal:6379/0"
     assert options == {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
     assert BROKER_VISIBILITY_TIMEOUT == 3600
+
+
+def test_var_dir_moves_every_development_file_out_of_the_checkout(tmp_path):
+    probe = (
+        "import django, json; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL, "
+        "s.CELERY_BROKER_TRANSPORT_OPTIONS['data_folder_in'], s.CELERY_BEAT_SCHEDULE_FILENAME, "
+        "str(s.STATIC_ROOT)]))"
+    )
+    unset = {"DATABASE_URL", "CELERY_BROKER_URL"}
+    env = {key: value for key, value in os.environ.items() if key not in unset}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=Path(settings.BASE_DIR),
+        env={
+            **env,
+            "VAR_DIR": str(tmp_path / "run"),
+            "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    database, broker, queue, schedule, static = json.loads(done.stdout.strip().splitlines()[-1])
+    assert broker.startswith("filesystem://")
+    for path in (database, queue, schedule, static):
+        assert Path(path).is_relative_to(tmp_path / "run"), path
+    assert Path(database).parent.is_dir()
+    assert Path(queue).is_dir()
 
 
 def test_celery_is_configured_for_late_acks_and_one_task_at_a_time():
