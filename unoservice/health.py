@@ -204,9 +204,11 @@ class HealthView(APIView):
     @extend_schema(
         operation_id="healthz",
         summary="Health of the service",
-        description="The database and the broker are needed to serve: either down is a "
-        "503. A worker or beat down leaves the API serving, with bots and turn timers "
-        "late: 200 with `status` `degraded`.",
+        description="For load balancers and probes, outside /api/v1: no token and no "
+        "rate limit; GET and HEAD only. The database and the broker are needed to "
+        "serve: either down is a 503 naming the part that fails. A worker or beat "
+        "down leaves the API serving, with bots and turn timers late: 200 with "
+        "`status` `degraded`.",
         tags=["health"],
         auth=[],
         responses={

@@ -216,7 +216,6 @@ SPECTACULAR_SETTINGS = {
     "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "unoservice.schema.document_health_check",
     ],
     # One schema name per choice set used in several places.
     "ENUM_NAME_OVERRIDES": {
