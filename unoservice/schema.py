@@ -174,4 +174,3 @@ class StrictSerializerScheme(OpenApiSerializerExtension):
         if direction == "request":
             schema["additionalProperties"] = False
         return dict(schema)
-
