@@ -9,14 +9,23 @@ simulated exactly as it plays: any card that fits, any colour, never a challenge
 A rollout draws from 64-bit linear congruential generators seeded per world, one for
 the reshuffles and one for the players' choices, so that every candidate meets the
 same shuffles whatever was chosen (common random numbers).
+
+Each move a rollout makes leaves the table as `games.engine.apply` would (`step`
+applies a given one; tests/games/bots/test_expert_rollout.py holds the two together),
+except that a reshuffle has its own order, and that a seat going out ends the
+rollout at once, where the engine still makes the next seat draw a last Draw Two or
+Wild Draw Four and scores the round. A rollout knows no UNO debts: nobody forgets to
+say UNO, so nobody is caught; nobody jumps in; a drawn card that fits is always
+played.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from typing import Final
 
-from games.engine import GameState
+from games.engine import GameState, Move, Pending
 from games.engine.cards import (
     COLOR_OF,
     DRAW_TWO,
@@ -86,6 +95,8 @@ def simulate(
     me: int = -1,
     challenge_rate: float = 1.0,
     random_seats: int = 0,
+    *,
+    first: Move | None = None,
 ) -> tuple[float, int]:
     """Finish the round from `state` (its lists are used up) with a greedy-like policy
     for every seat: play the card that keeps the most of its colour in hand, wilds
@@ -97,6 +108,9 @@ def simulate(
     Returns `me`'s value, 1 or 0 for a round won or lost, `leaf_value` when `limit`
     moves did not finish it, and the moves used, weighed by the size of the hands
     looked through.
+
+    With `first`, the seat to act makes that move instead, and the rollout stops
+    after it, leaving `state` where it then stands (`step`).
     """
     n = state.players
     rules = state.config.rules
@@ -121,6 +135,7 @@ def simulate(
     amount = 0
     accused = -1
     guilty = False
+    bluffed_color = -1  # the colour current under that Wild Draw Four
     forced = -1  # a card just drawn that fits: the seat plays it
     pending = state.pending
     if state.winner >= 0:
@@ -129,12 +144,26 @@ def simulate(
         seat = pending.seat
         if pending.type == "challenge":
             facing, amount, accused, guilty = 1, pending.amount, pending.accused, pending.guilty
+            bluffed_color = pending.previous_color
         elif pending.type == "stack":
             facing, amount = 2, pending.amount
         elif pending.type == "drawn_card":
             forced = pending.card
         else:
             color = _best_color(hands[seat])
+    # `first` in the loop's terms (`_choice`), played instead of the policy's choice.
+    given = False
+    given_card = given_color = given_target = -1
+    given_challenge = False
+    if first is not None:
+        given = True
+        given_card, given_color, given_target, given_challenge = _choice(first)
+        if first.action == "choose_color":
+            color = given_color
+            given = False
+            limit = 0
+        elif forced >= 0 and given_card < 0:
+            raise ValueError("a rollout always plays a drawn card that fits")
 
     key = [seed]
     # The players' own choices are drawn from a second LCG, so that a shuffle stays
@@ -149,23 +178,101 @@ def simulate(
         if used + cost > limit:
             break
         used += cost
-        at_random = random_seats >> seat & 1
-        if facing:
-            wanted = WILD_DRAW_FOUR if facing == 1 else DRAW_TWO
-            card = -1
-            # The random bot stacks a Draw Two but accepts a Wild Draw Four.
-            if stacking and not (at_random and facing == 1):
+        # The move: `card` to play (-1: none), and only where they apply, the colour a
+        # wild names, the seat a 7 swaps with, and whether a Wild Draw Four faced
+        # without a card is challenged.
+        if given:
+            card, named, target, challenges = given_card, given_color, given_target, given_challenge
+            forced = -1
+            given = False
+            limit = used
+        else:
+            at_random = random_seats >> seat & 1
+            if facing:
+                wanted = WILD_DRAW_FOUR if facing == 1 else DRAW_TWO
+                card = -1
+                # The random bot stacks a Draw Two but accepts a Wild Draw Four.
+                if stacking and not (at_random and facing == 1):
+                    for c in hand:
+                        if kind_of[c] == wanted:
+                            card = c
+                            break
+                if card < 0:
+                    challenges = True
+                    if at_random:
+                        challenges = False
+                    elif seat != me and challenge_rate < 1.0:
+                        x = (x * lcg_mul + lcg_add) & mask
+                        challenges = (x >> 11) * _UNIT < challenge_rate
+            elif forced >= 0:
+                card = forced
+                forced = -1
+            elif at_random:
+                card = -1
+                fitting = 0
                 for c in hand:
-                    if kind_of[c] == wanted:
-                        card = c
-                        break
-            if card < 0:
-                challenges = True
-                if at_random:
-                    challenges = False
-                elif seat != me and challenge_rate < 1.0:
+                    if is_wild[c]:
+                        fitting += 4
+                    elif color_of[c] == color or face_of[c] == face:
+                        fitting += 1
+                if fitting:
                     x = (x * lcg_mul + lcg_add) & mask
-                    challenges = (x >> 11) * _UNIT < challenge_rate
+                    pick = (x >> 11) % fitting
+                    for c in hand:
+                        if is_wild[c]:
+                            pick -= 4
+                        elif color_of[c] == color or face_of[c] == face:
+                            pick -= 1
+                        else:
+                            continue
+                        if pick < 0:
+                            card = c
+                            break
+            else:
+                card = -1
+                counts = [0, 0, 0, 0]
+                for c in hand:
+                    k = color_of[c]
+                    if k >= 0:
+                        counts[k] += 1
+                top_count = max(counts)
+                holds = counts[color] > 0
+                threatened = len(hands[(seat + direction) % n]) <= 2
+                best = -1e9
+                for c in hand:
+                    k = color_of[c]
+                    if k < 0:
+                        score = 2.0 * top_count + base[c]
+                        if kind_of[c] == WILD_DRAW_FOUR:
+                            score -= 25 if holds else 9
+                    elif k == color or face_of[c] == face:
+                        score = 2.0 * (counts[k] - 1) + base[c]
+                    else:
+                        continue
+                    if threatened:
+                        score += threat_bonus[c]
+                    if score > best:
+                        best = score
+                        card = c
+            if card >= 0:
+                # A wild has no colour of its own: the hand holds the same colours with
+                # it as without it.
+                if is_wild[card]:
+                    if at_random:
+                        x = (x * lcg_mul + lcg_add) & mask
+                        named = (x >> 11) & 3
+                    else:
+                        named = _best_color(hand)
+                elif seven_o and NUMBER_OF[card] == 7:
+                    if at_random:
+                        x = (x * lcg_mul + lcg_add) & mask
+                        target = (seat + 1 + (x >> 11) % (n - 1)) % n
+                    else:
+                        others = (s for s in range(n) if s != seat)
+                        target = min(others, key=lambda s: len(hands[s]))
+
+        if card < 0:
+            if facing:
                 if facing == 1 and not challenges:
                     _give(hand, amount, pile, discard, key)
                     facing = amount = 0
@@ -179,57 +286,6 @@ def simulate(
                 facing = amount = 0
                 seat = (seat + direction) % n
                 continue
-        elif forced >= 0:
-            card = forced
-            forced = -1
-        elif at_random:
-            card = -1
-            fitting = 0
-            for c in hand:
-                if is_wild[c]:
-                    fitting += 4
-                elif color_of[c] == color or face_of[c] == face:
-                    fitting += 1
-            if fitting:
-                x = (x * lcg_mul + lcg_add) & mask
-                pick = (x >> 11) % fitting
-                for c in hand:
-                    if is_wild[c]:
-                        pick -= 4
-                    elif color_of[c] == color or face_of[c] == face:
-                        pick -= 1
-                    else:
-                        continue
-                    if pick < 0:
-                        card = c
-                        break
-        else:
-            card = -1
-            counts = [0, 0, 0, 0]
-            for c in hand:
-                k = color_of[c]
-                if k >= 0:
-                    counts[k] += 1
-            top_count = max(counts)
-            holds = counts[color] > 0
-            threatened = len(hands[(seat + direction) % n]) <= 2
-            best = -1e9
-            for c in hand:
-                k = color_of[c]
-                if k < 0:
-                    score = 2.0 * top_count + base[c]
-                    if kind_of[c] == WILD_DRAW_FOUR:
-                        score -= 25 if holds else 9
-                elif k == color or face_of[c] == face:
-                    score = 2.0 * (counts[k] - 1) + base[c]
-                else:
-                    continue
-                if threatened:
-                    score += threat_bonus[c]
-                if score > best:
-                    best = score
-                    card = c
-        if card < 0:
             drawn = _take(pile, discard, key)
             while drawn >= 0:
                 hand.append(drawn)
@@ -251,14 +307,10 @@ def simulate(
         face = face_of[card]
         kind = kind_of[card]
         previous = color
-        if not is_wild[card]:
-            color = color_of[card]
-        elif at_random:
-            x = (x * lcg_mul + lcg_add) & mask
-            color = (x >> 11) & 3
-        else:
-            color = _best_color(hand)
+        color = named if is_wild[card] else color_of[card]
         if not hand:
+            if first is not None:
+                _leave(state, seat, direction, color, None, winner=seat)
             return float(seat == me), used
         nxt = (seat + direction) % n
         if kind == SKIP:
@@ -279,6 +331,7 @@ def simulate(
             facing = 1
             amount += 4
             accused = seat
+            bluffed_color = previous
             guilty = False
             for c in hand:
                 if color_of[c] == previous:
@@ -287,16 +340,65 @@ def simulate(
             seat = nxt
         else:
             if seven_o and NUMBER_OF[card] == 7:
-                if at_random:
-                    x = (x * lcg_mul + lcg_add) & mask
-                    target = (seat + 1 + (x >> 11) % (n - 1)) % n
-                else:
-                    target = min((s for s in range(n) if s != seat), key=lambda s: len(hands[s]))
                 hands[seat], hands[target] = hands[target], hands[seat]
             elif seven_o and NUMBER_OF[card] == 0:
                 hands[:] = [hands[(s - direction) % n] for s in range(n)]
             seat = nxt
+    if first is not None:
+        if facing == 1:
+            waiting: Pending | None = Pending(
+                "challenge",
+                seat,
+                amount=amount,
+                accused=accused,
+                guilty=guilty,
+                previous_color=bluffed_color,
+            )
+        elif facing == 2:
+            waiting = Pending("stack", seat, amount=amount)
+        else:
+            waiting = Pending("drawn_card", seat, card=forced) if forced >= 0 else None
+        _leave(state, seat, direction, color, waiting)
     return leaf_value(hands, me, seat, direction), used
+
+
+def step(state: GameState, move: Move, seed: int = 0) -> None:
+    """Apply `move`, a legal move of the seat to act, to `state` as a rollout applies
+    it, and leave `state` where the rollout then stands: hands, piles, turn, direction,
+    colour, the pending decision and the winner (scores, UNO debts and timeouts stay
+    as they were). `seed` keys the rollout's reshuffles. Calling or catching UNO and
+    passing on a drawn card that fits are never a rollout's moves."""
+    simulate(state, seed, sys.maxsize, first=move)
+
+
+def _choice(move: Move) -> tuple[int, int, int, bool]:
+    """`move` in a rollout's terms: the card to play (-1: none, so draw, or take or
+    challenge the cards a pending draw gives), the colour a wild or a colour choice
+    names, the seat a 7 swaps with, and whether a Wild Draw Four is challenged."""
+    action = move.action
+    color = -1 if move.color is None else move.color
+    if action == "play" and move.card is not None:
+        return move.card, color, -1 if move.target is None else move.target, False
+    if action in ("draw", "pass", "accept", "challenge", "choose_color"):
+        return -1, color, -1, action == "challenge"
+    raise ValueError(f"a rollout never makes the move {move}")
+
+
+def _leave(
+    state: GameState,
+    seat: int,
+    direction: int,
+    color: int,
+    pending: Pending | None,
+    winner: int = -1,
+) -> None:
+    """Where a rollout stopped, written back into `state`."""
+    state.current = seat
+    state.direction = direction
+    state.color = color
+    state.pending = pending
+    if winner >= 0:
+        state.winner = winner
 
 
 def leaf_value(hands: list[list[int]], me: int, current: int, direction: int) -> float:
