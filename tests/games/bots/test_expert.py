@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from games.bots import expert, greedy
+from games.bots.expert import decision, sampling
 from games.engine import (
     GameConfig,
     GameState,
@@ -227,13 +228,13 @@ def test_a_candidate_clearly_behind_the_leader_leaves_the_race_but_the_baseline_
     leader = [1.0] * worlds
     close = [0.0 if w == 0 else 1.0 for w in range(worlds)]
     outcomes = [behind, leader, close, list(behind)]
-    assert expert._still_in_race([0, 1, 2, 3], outcomes) == [0, 1, 2]
+    assert decision._still_in_race([0, 1, 2, 3], outcomes) == [0, 1, 2]
 
 
 def test_a_wild_draw_four_from_a_random_bot_is_judged_a_bluff_more_often():
     hand = ["W+4", "R1", "Y1", "G1", "B1", "Y2", "G2"]
     state = build_state([hand, ["B5", "B6", "B7"]], top="R2")
     apply(state, 0, Move("play", card=card_in_hand(state, 0, "W+4"), color=RED))
-    unknown = expert._guilt_posterior(player_view(state, 1))
-    random_bot = expert._guilt_posterior(player_view(state, 1, bots=["random", None]))
+    unknown = sampling._guilt_posterior(player_view(state, 1))
+    random_bot = sampling._guilt_posterior(player_view(state, 1, bots=["random", None]))
     assert 0.0 < unknown < random_bot < 1.0

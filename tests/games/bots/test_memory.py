@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.bots import STRATEGIES, expert, memory
+from games.bots.expert import decision, sampling
 from games.engine import (
     Event,
     GameConfig,
@@ -145,11 +146,11 @@ def test_a_wild_draw_four_from_a_hand_shown_to_lack_the_colour_is_known_innocent
     history += apply(state, 1, Move("play", card=card_in_hand(state, 1, "W+4"), color=RED))
     informed = player_view(state, 2, history)
     limits = expert.hand_limits(informed)
-    assert expert._guilt_posterior(informed, limits[1]) == 0.0
+    assert sampling._guilt_posterior(informed, limits[1]) == 0.0
     worlds = [expert.determinize(informed, random.Random(seed), limits) for seed in range(20)]
     assert not any(world.pending is not None and world.pending.guilty for world in worlds)
     # Without the round's events the same hand might have held red.
-    assert expert._guilt_posterior(player_view(state, 2), None) > 0.0
+    assert sampling._guilt_posterior(player_view(state, 2), None) > 0.0
 
 
 def test_a_wild_may_name_the_colour_the_next_seat_is_known_to_lack() -> None:
@@ -164,7 +165,7 @@ def test_a_wild_may_name_the_colour_the_next_seat_is_known_to_lack() -> None:
     view = player_view(state, 0, history)
     wild = card_in_hand(state, 0, "W")
     baseline = Move("play", card=wild, color=RED)
-    lacking = expert._lacking_colors(view)
+    lacking = decision._lacking_colors(view)
     assert lacking == 1 << BLUE
     candidates = expert.candidate_moves(view, list(view.legal_moves), baseline, lacking)
     assert Move("play", card=wild, color=BLUE) in candidates
