@@ -402,7 +402,9 @@ class EventOut(serializers.Serializer[Any]):
     round = serializers.IntegerField(min_value=1, allow_null=True)
     type = serializers.ChoiceField(choices=EVENT_TYPES)
     seat = _seat_field(allow_null=True)
-    data = serializers.DictField()
+    # A field named `data`, as the API names it: DRF's metaclass takes declared
+    # fields off the class, so `Serializer.data` still works; the stubs cannot know.
+    data = serializers.DictField()  # type: ignore[assignment]
 
 
 class EventScheme(OpenApiSerializerExtension):

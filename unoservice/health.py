@@ -32,7 +32,7 @@ from unoservice.schema import error_object
 
 logger = logging.getLogger(__name__)
 
-BROKER_TIMEOUT_SECONDS = 2.0
+BROKER_TIMEOUT_SECONDS = 2
 # A ping is broadcast to every worker: answer from the cache for a few seconds, so
 # that load balancers polling every process do not keep the workers busy answering.
 WORKER_PING_TIMEOUT_SECONDS = 1.0
