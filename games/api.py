@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from games import replay, selectors, services
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
+from games.errors import from_engine
 from games.live import access, sse
 from games.live.hub import Snapshot
 from games.models import Game, GameStatus
@@ -233,7 +234,7 @@ def _parse_move_body(data: Any) -> tuple[int, Move]:
     try:
         return version, parse_move(data)
     except MalformedMove as error:
-        raise InvalidRequest(error.reason) from None
+        raise from_engine(error) from None
 
 
 class GameMovesView(APIView):

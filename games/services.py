@@ -25,6 +25,7 @@ from django.utils import timezone
 from games import bots, dispatch, engine, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
+from games.errors import from_engine
 from games.live import notify
 from games.models import (
     BotStrategy,
@@ -45,7 +46,6 @@ from unoservice.errors import (
     StaleVersion,
     TooManyGames,
     WrongPhaseError,
-    from_engine,
 )
 
 log = logging.getLogger(__name__)
@@ -356,7 +356,7 @@ def _game_insert(
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
-        raise InvalidRequest(error.reason) from None
+        raise from_engine(error) from None
     now = timezone.now()
     with transaction.atomic():
         game = Game.objects.create(

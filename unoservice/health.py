@@ -9,8 +9,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
+from unoservice.api_errors import error_body
 from unoservice.celery import app as celery_app
-from unoservice.errors import error_body
 
 logger = logging.getLogger(__name__)
 

@@ -27,15 +27,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from games.engine import EngineError
 from games.models import IdempotencyRecord
 from players.models import Player
+from unoservice.api_errors import exception_handler
 from unoservice.errors import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidRequest,
     ServiceError,
-    exception_handler,
 )
 
 HEADER = "Idempotency-Key"
@@ -122,7 +121,7 @@ def idempotent(
             return replay
         try:
             response = action()
-        except (ServiceError, EngineError, APIException) as error:
+        except (ServiceError, APIException) as error:
             handled = exception_handler(error, {})
             assert handled is not None
             response = handled

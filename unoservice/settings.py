@@ -165,7 +165,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- REST API ---------------------------------------------------------------------
 
 # A CSRF failure outside the admin answers in the API's error shape, not as HTML.
-CSRF_FAILURE_VIEW = "unoservice.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "unoservice.api_errors.csrf_failure"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -177,7 +177,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "unoservice.parsers.JSONOnlyNegotiation",
-    "EXCEPTION_HANDLER": "unoservice.errors.exception_handler",
+    "EXCEPTION_HANDLER": "unoservice.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "unoservice.throttling.PlayerRateThrottle",
         "unoservice.throttling.AnonymousRateThrottle",
