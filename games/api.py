@@ -42,7 +42,7 @@ from games.serializers import (
 )
 from players.auth import current_player
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
-from unoservice.idempotency import idempotent
+from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
 LONG_POLL_INTERVAL = 0.2

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "django_filters",
     "games",
     "players",
+    "unoservice.idempotency",
 ]
 
 # BENCH_FLOOR=true mounts POST /bench/floor, the database floor of the HTTP load

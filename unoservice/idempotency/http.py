@@ -27,7 +27,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from games.models import IdempotencyRecord
 from players.models import Player
 from unoservice.api_errors import exception_handler
 from unoservice.errors import (
@@ -36,6 +35,7 @@ from unoservice.errors import (
     InvalidRequest,
     ServiceError,
 )
+from unoservice.idempotency.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
