@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from games import presenters, replay, selectors, services
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
+from games.errors import from_engine
 from games.live import access, sse
 from games.live.hub import Snapshot
 from games.models import Game, GameStatus
@@ -41,7 +42,7 @@ from games.serializers import (
 )
 from players.auth import current_player
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
-from unoservice.idempotency import idempotent
+from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
 LONG_POLL_INTERVAL = 0.2
@@ -318,7 +319,7 @@ def _parse_move_body(data: Any) -> tuple[int, Move]:
     try:
         return version, parse_move(data)
     except MalformedMove as error:
-        raise InvalidRequest(error.reason) from None
+        raise from_engine(error) from None
 
 
 class GameMovesView(APIView):

@@ -37,6 +37,7 @@ from games.engine.vocabulary import (
     SeatResumedData,
     SeatTakenByBotData,
 )
+from games.errors import from_engine
 from games.live import notify
 from games.models import (
     BotStrategy,
@@ -59,7 +60,6 @@ from unoservice.errors import (
     StaleVersion,
     TooManyGames,
     WrongPhaseError,
-    from_engine,
 )
 
 log = logging.getLogger(__name__)
@@ -326,7 +326,7 @@ def _game_insert(
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
-        raise InvalidRequest(error.reason) from None
+        raise from_engine(error) from None
     now = timezone.now()
     with transaction.atomic():
         game = Game.objects.create(

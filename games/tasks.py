@@ -14,7 +14,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, services
-from unoservice import idempotency
+from unoservice.idempotency.http import purge_expired
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def sweep_overdue() -> dict[str, int]:
 @shared_task(name=dispatch.PURGE_IDEMPOTENCY)
 def purge_idempotency_records() -> int:
     """Drop the idempotency records past their 24 hours (beat runs this hourly)."""
-    return idempotency.purge_expired()
+    return purge_expired()
 
 
 @shared_task(name=dispatch.PURGE_STREAM_TICKETS)

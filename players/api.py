@@ -15,7 +15,7 @@ from players import services
 from players.auth import current_player
 from players.models import Player
 from unoservice.fields import StrictCharField, StrictSerializer
-from unoservice.idempotency import idempotent
+from unoservice.idempotency.http import idempotent
 from unoservice.schema import (
     COMMON_HEADERS,
     IDEMPOTENT_HEADERS,

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "django_filters",
     "games",
     "players",
+    "unoservice.idempotency",
 ]
 
 # BENCH_FLOOR=true mounts POST /bench/floor, the database floor of the HTTP load
@@ -166,7 +167,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- REST API ---------------------------------------------------------------------
 
 # A CSRF failure outside the admin answers in the API's error shape, not as HTML.
-CSRF_FAILURE_VIEW = "unoservice.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "unoservice.api_errors.csrf_failure"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -178,7 +179,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "unoservice.parsers.JSONOnlyNegotiation",
-    "EXCEPTION_HANDLER": "unoservice.errors.exception_handler",
+    "EXCEPTION_HANDLER": "unoservice.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "unoservice.throttling.PlayerRateThrottle",
         "unoservice.throttling.AnonymousRateThrottle",

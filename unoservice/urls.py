@@ -24,7 +24,7 @@ if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts 
 
     urlpatterns.append(path("bench/floor", floor, name="bench-floor"))
 
-handler400 = "unoservice.errors.handler400"
-handler403 = "unoservice.errors.handler403"
-handler404 = "unoservice.errors.handler404"
-handler500 = "unoservice.errors.handler500"
+handler400 = "unoservice.api_errors.handler400"
+handler403 = "unoservice.api_errors.handler403"
+handler404 = "unoservice.api_errors.handler404"
+handler500 = "unoservice.api_errors.handler500"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
@@ -73,19 +74,21 @@ class Move:
         return parse_move(body)
 
 
-def _make_play_table() -> tuple[tuple[Move, ...], ...]:
+def _make_play_table(uno: bool = False) -> tuple[tuple[Move, ...], ...]:
     table: list[tuple[Move, ...]] = []
     for c in range(DECK_SIZE):
         if IS_WILD[c]:
-            table.append(tuple(Move("play", card=c, color=color) for color in range(4)))
+            table.append(tuple(Move("play", card=c, color=color, uno=uno) for color in range(4)))
         else:
-            table.append((Move("play", card=c),))
+            table.append((Move("play", card=c, uno=uno),))
     return tuple(table)
 
 
 # Interned move objects: legal-move generation hands these out instead of building
 # new ones, which is most of what keeps it fast.
 PLAY_MOVES: Final = _make_play_table()
+# The same plays announcing UNO, as a client sends its next-to-last card.
+PLAY_UNO_MOVES: Final = _make_play_table(uno=True)
 DRAW: Final = Move("draw")
 PASS: Final = Move("pass")
 CALL_UNO: Final = Move("call_uno")
@@ -94,15 +97,6 @@ ACCEPT: Final = Move("accept")
 CHOOSE_COLOR: Final = tuple(Move("choose_color", color=color) for color in range(4))
 CATCH_UNO: Final = tuple(Move("catch_uno", target=seat) for seat in range(MAX_SEATS))
 _TARGETED: dict[tuple[int, int], Move] = {}
-
-
-def play(card: int, color: int | None = None, target: int | None = None, uno: bool = False) -> Move:
-    if target is None and not uno:
-        if color is None:
-            return PLAY_MOVES[card][0]
-        if IS_WILD[card] and 0 <= color < 4:
-            return PLAY_MOVES[card][color]
-    return Move("play", card=card, color=color, target=target, uno=uno)
 
 
 def play_targeted(card: int, target: int) -> Move:
@@ -114,104 +108,125 @@ def play_targeted(card: int, target: int) -> Move:
     return move
 
 
-def malformed_reason(move: Move) -> str | None:
-    """Why a directly built `Move` could fit no game, or None when its shape is sound."""
+_UNKNOWN_COLOR: Final = "'color' must be one of red, yellow, green, blue"
+_BARE: Final[dict[str, Move]] = {
+    "draw": DRAW,
+    "pass": PASS,
+    "call_uno": CALL_UNO,
+    "challenge": CHALLENGE,
+    "accept": ACCEPT,
+}
+
+
+def malformed_reason(move: Move, named: Iterable[str] = ()) -> str | None:
+    """Why `move` could fit no game, or None when its shape is sound.
+
+    The one statement of the shape rules, for a directly built move and for a parsed
+    body alike. `named` lists what a body named that the move cannot show: a key
+    that is no field at all, or ``"uno": false``.
+    """
     action = move.action
     if action not in ACTIONS:
         return f"unknown action {action!r}"
+    card, color, target = move.card, move.color, move.target
+    fields = (("card", card), ("color", color), ("target", target), ("uno", move.uno or None))
+    carried = [name for name, value in fields if value is not None]
     allowed = _FIELDS.get(action, _NO_FIELDS)
-    for name in ("card", "color", "target"):
-        if getattr(move, name) is not None and name not in allowed:
+    for name in (*carried, *named):
+        if name not in allowed:
             return f"'{name}' is not a field of the '{action}' action"
-    if move.uno and action != "play":
-        return f"'uno' is not a field of the '{action}' action"
-    card, color = move.card, move.color
     if color is not None and (type(color) is not int or not 0 <= color < 4):
-        return "'color' must be one of red, yellow, green, blue"
-    if move.target is not None and type(move.target) is not int:
+        return _UNKNOWN_COLOR
+    if target is not None and type(target) is not int:
         return "'target' must be an integer"
     if action == "play":
+        if card is None:
+            return "'card' is required to play"
         if type(card) is not int or not 0 <= card < DECK_SIZE:
             return f"unknown card id {card!r}"
         if IS_WILD[card] and color is None:
             return "'color' is required to play a wild card"
         if not IS_WILD[card] and color is not None:
             return "'color' is only for wild cards"
-        if move.target is not None and NUMBER_OF[card] != 7:
+        if target is not None and NUMBER_OF[card] != 7:
             return "'target' is only for a 7 (seven_o)"
     elif action == "choose_color" and color is None:
         return "'color' is required to choose a colour"
-    elif action == "catch_uno" and move.target is None:
+    elif action == "catch_uno" and target is None:
         return "'target' is required to catch"
     return None
 
 
-def _int_field(body: dict[str, object], name: str) -> int:
-    value = body[name]
-    if type(value) is not int:
-        raise MalformedMove(f"'{name}' must be an integer")
-    return value
-
-
-def _color_field(body: dict[str, object]) -> int:
-    value = body["color"]
-    if not isinstance(value, str) or value not in COLOR_BY_NAME:
-        raise MalformedMove("'color' must be one of red, yellow, green, blue")
-    return COLOR_BY_NAME[value]
+def shared_move(
+    action: str, card: int | None, color: int | None, target: int | None, uno: bool
+) -> Move | None:
+    """The shared move object with exactly these fields, if there is one: every play
+    without a target, every colour choice and catch, every bare action. Each is
+    sound (a test checks every one against `malformed_reason`), so parsing need not
+    judge it again."""
+    if action == "play":
+        if target is None and card is not None and 0 <= card < DECK_SIZE:
+            plays = PLAY_UNO_MOVES[card] if uno else PLAY_MOVES[card]
+            if IS_WILD[card]:
+                return None if color is None else plays[color]
+            return plays[0] if color is None else None
+    elif card is None and not uno:
+        if action == "choose_color":
+            if color is not None and target is None:
+                return CHOOSE_COLOR[color]
+        elif action == "catch_uno":
+            if color is None and target is not None and 0 <= target < MAX_SEATS:
+                return CATCH_UNO[target]
+        elif color is None and target is None:
+            return _BARE.get(action)
+    return None
 
 
 def parse_move(body: object, *, ignore: frozenset[str] = frozenset(("version",))) -> Move:
     """Parse a move body, raising `MalformedMove` with a reason for any bad shape.
 
-    Only the shape is judged here; whether the move fits the game is the rules' job.
+    Only the JSON types are checked here: an object, a known action, integer `card`
+    and `target` (JSON's true is no integer), a colour by name, a boolean `uno`.
+    Which fields go with which action, and what they may hold, is
+    `malformed_reason`'s; whether the move fits the game is the rules'.
     """
     if not isinstance(body, dict):
         raise MalformedMove("the move must be a JSON object")
-    fields = cast(dict[str, object], body)
+    fields: dict[str, object] = body
     action = fields.get("action")
     if not isinstance(action, str) or action not in ACTIONS:
         raise MalformedMove("'action' must be one of " + ", ".join(sorted(ACTIONS)))
-    allowed = _FIELDS.get(action, _NO_FIELDS)
-    for key in fields:
-        if key != "action" and key not in allowed and key not in ignore:
-            raise MalformedMove(f"'{key}' is not a field of the '{action}' action")
-    if action == "play":
-        if "card" not in fields:
-            raise MalformedMove("'card' is required to play")
-        card = _int_field(fields, "card")
-        if not 0 <= card < DECK_SIZE:
-            raise MalformedMove(f"unknown card id {card}")
-        color: int | None = None
-        if IS_WILD[card]:
-            if "color" not in fields:
-                raise MalformedMove("'color' is required to play a wild card")
-            color = _color_field(fields)
-        elif "color" in fields:
-            raise MalformedMove("'color' is only for wild cards")
-        target: int | None = None
-        if "target" in fields:
-            if NUMBER_OF[card] != 7:
-                raise MalformedMove("'target' is only for a 7 (seven_o)")
-            target = _int_field(fields, "target")
-        uno = fields.get("uno", False)
-        if type(uno) is not bool:
-            raise MalformedMove("'uno' must be true or false")
-        return play(card, color, target, uno)
-    if action == "choose_color":
-        if "color" not in fields:
-            raise MalformedMove("'color' is required to choose a colour")
-        return CHOOSE_COLOR[_color_field(fields)]
-    if action == "catch_uno":
-        if "target" not in fields:
-            raise MalformedMove("'target' is required to catch")
-        target = _int_field(fields, "target")
-        if 0 <= target < MAX_SEATS:
-            return CATCH_UNO[target]
-        return Move("catch_uno", target=target)
-    return {
-        "draw": DRAW,
-        "pass": PASS,
-        "call_uno": CALL_UNO,
-        "challenge": CHALLENGE,
-        "accept": ACCEPT,
-    }[action]
+    card: int | None = None
+    color: int | None = None
+    target: int | None = None
+    uno = False
+    named: list[str] = []  # what the move built below cannot show
+    for key, value in fields.items():
+        if key == "card":
+            if type(value) is not int:
+                raise MalformedMove("'card' must be an integer")
+            card = value
+        elif key == "color":
+            if not isinstance(value, str) or value not in COLOR_BY_NAME:
+                raise MalformedMove(_UNKNOWN_COLOR)
+            color = COLOR_BY_NAME[value]
+        elif key == "target":
+            if type(value) is not int:
+                raise MalformedMove("'target' must be an integer")
+            target = value
+        elif key == "uno":
+            if type(value) is not bool:
+                raise MalformedMove("'uno' must be true or false")
+            uno = value
+            if not uno:
+                named.append(key)
+        elif key != "action" and key not in ignore:
+            named.append(key)
+    move = shared_move(action, card, color, target, uno)
+    if move is None or named:
+        if move is None:
+            move = Move(cast(Action, action), card=card, color=color, target=target, uno=uno)
+        reason = malformed_reason(move, named)
+        if reason is not None:
+            raise MalformedMove(reason)
+    return move

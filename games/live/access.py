@@ -24,13 +24,8 @@ from games import selectors, services
 from games.models import Game
 from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
-from unoservice.errors import (
-    InvalidRequest,
-    NotAuthenticated,
-    RateLimited,
-    ServiceError,
-    error_body,
-)
+from unoservice.api_errors import error_body
+from unoservice.errors import InvalidRequest, NotAuthenticated, RateLimited, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.throttling import PlayerRateThrottle
 

@@ -4,9 +4,12 @@ rejection leaves the state exactly as it was."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.engine import (
     EngineError,
@@ -19,7 +22,31 @@ from games.engine import (
     apply,
     parse_move,
 )
-from games.engine.cards import BLUE, FIRST_WILD, FIRST_WILD_DRAW_FOUR, GREEN, RED
+from games.engine.cards import (
+    BLUE,
+    COLOR_BY_NAME,
+    COLOR_NAMES,
+    DECK_SIZE,
+    FIRST_WILD,
+    FIRST_WILD_DRAW_FOUR,
+    GREEN,
+    RED,
+)
+from games.engine.moves import (
+    ACCEPT,
+    ACTIONS,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    DRAW,
+    MAX_SEATS,
+    PASS,
+    PLAY_MOVES,
+    PLAY_UNO_MOVES,
+    malformed_reason,
+    shared_move,
+)
 from games.engine.position import build_state, card_in_hand
 
 WILD = FIRST_WILD  # a Wild's id
@@ -61,6 +88,7 @@ WILD_DRAW_FOUR = FIRST_WILD_DRAW_FOUR
         {"action": "play", "card": 5, "uno": None},
         {"action": "draw", "card": 5},
         {"action": "draw", "extra": True},
+        {"action": "draw", "uno": False},
         {"action": "pass", "uno": True},
         {"action": "call_uno", "target": 1},
         {"action": "challenge", "challenge": True},
@@ -119,6 +147,61 @@ def test_parse_move_judges_only_the_shape_not_the_game() -> None:
     # A card nobody could play now is still a well-formed move.
     assert parse_move({"action": "play", "card": 3, "uno": True}) == Move("play", card=3, uno=True)
     assert parse_move({"action": "catch_uno", "target": 9}) == Move("catch_uno", target=9)
+
+
+BODIES = st.fixed_dictionaries(
+    {"action": st.sampled_from(sorted(ACTIONS))},
+    optional={
+        "card": st.integers(-1, DECK_SIZE),
+        "color": st.sampled_from(COLOR_NAMES),
+        "target": st.integers(-1, MAX_SEATS),
+        "uno": st.booleans(),
+    },
+)
+
+
+@given(BODIES)
+def test_a_body_is_judged_by_the_same_shape_rules_as_the_move_it_names(
+    body: dict[str, Any],
+) -> None:
+    color = body.get("color")
+    named = Move(
+        body["action"],
+        card=body.get("card"),
+        color=None if color is None else COLOR_BY_NAME[color],
+        target=body.get("target"),
+        uno=body.get("uno", False),
+    )
+    reason = malformed_reason(named, ["uno"] if body.get("uno") is False else [])
+    if reason is None:
+        parsed = parse_move(body)
+        assert parsed == named
+        assert malformed_reason(parsed) is None
+    else:
+        with pytest.raises(MalformedMove, match=re.escape(reason)):
+            parse_move(body)
+
+
+SHARED = [
+    *(move for table in (PLAY_MOVES, PLAY_UNO_MOVES) for moves in table for move in moves),
+    *CHOOSE_COLOR,
+    *CATCH_UNO,
+    DRAW,
+    PASS,
+    CALL_UNO,
+    CHALLENGE,
+    ACCEPT,
+]
+
+
+def test_every_shared_move_is_sound_so_parsing_may_skip_judging_it() -> None:
+    assert [move for move in SHARED if malformed_reason(move) is not None] == []
+
+
+def test_a_common_move_parses_to_its_shared_object() -> None:
+    for move in SHARED:
+        assert shared_move(move.action, move.card, move.color, move.target, move.uno) is move
+        assert parse_move(move.to_json()) is move
 
 
 def test_the_errors_keep_malformed_and_illegal_apart() -> None:

@@ -16,9 +16,11 @@ from games.models import Event, Game
 from tests.factories import API, Persona, assert_error, footprint, put_state, seat_table, start_game
 
 R1, R2, R5, R7 = 1, 2, 5, 7  # ids: colour * 25 + k, k = 1..9 for the first 1-9
+G3 = 53
 W, W4 = 100, 104
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
-assert (CODE_OF[R1], CODE_OF[R7], CODE_OF[W], CODE_OF[W4]) == ("R1", "R7", "W", "W+4")
+assert (CODE_OF[R1], CODE_OF[R7], CODE_OF[G3]) == ("R1", "R7", "G3")
+assert (CODE_OF[W], CODE_OF[W4]) == ("W", "W+4")
 
 
 def table(host: Persona, *others: Persona | str, **options: Any) -> str:
@@ -583,6 +585,37 @@ def test_challenging_needs_a_token(host, guest, anonymous):
 
 
 # -- rejected moves ----------------------------------------------------------------------
+
+
+# Each kind of engine rejection, as the mover, the table, the move and the answer.
+REJECTIONS = {
+    "malformed": ("host", basic, {"action": "play", "card": W}, 400, "invalid_request"),
+    "illegal": ("host", basic, {"action": "play", "card": G3}, 422, "illegal_move"),
+    "not your turn": ("guest", basic, {"action": "draw"}, 409, "not_your_turn"),
+    "wrong phase": (
+        "guest",
+        lambda: challenge_pending(guilty=True),
+        {"action": "draw"},
+        409,
+        "wrong_phase",
+    ),
+}
+
+
+@pytest.mark.parametrize("key", [None, "once"], ids=["plain", "with an Idempotency-Key"])
+@pytest.mark.parametrize("kind", REJECTIONS.values(), ids=REJECTIONS.keys())
+def test_every_kind_of_rejected_move_comes_back_with_its_code_and_changes_nothing(
+    host, guest, kind, key
+):
+    mover, position, move, status, code = kind
+    game_id = table(host, guest)
+    version = put_state(game_id, position()).version
+    before = footprint(game_id)
+    headers = {} if key is None else {"Idempotency-Key": key}
+    persona = {"host": host, "guest": guest}[mover]
+    response = persona.post(f"/games/{game_id}/moves", {"version": version, **move}, **headers)
+    assert_error(response, status, code)
+    assert footprint(game_id) == before
 
 
 def test_an_outsider_cannot_move(host, guest, outsider):

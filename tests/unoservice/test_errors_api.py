@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from games.models import Game
 from players.models import Player
 from tests.factories import API, Persona, assert_error, footprint, seat_table, start_game
-from unoservice.errors import _flatten_validation, csrf_failure
+from unoservice.api_errors import _flatten_validation, csrf_failure
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 

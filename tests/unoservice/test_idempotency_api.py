@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from games import tasks
 from games.engine.position import build_state
-from games.models import Event, Game, IdempotencyRecord, Seat
+from games.models import Event, Game, Seat
 from players.models import Player
 from tests.factories import (
     API,
@@ -26,7 +26,8 @@ from tests.factories import (
     seat_table,
     start_game,
 )
-from unoservice import idempotency
+from unoservice.idempotency import http as idempotency
+from unoservice.idempotency.models import IdempotencyRecord
 
 R1 = 1
 KEY = "Idempotency-Key"
@@ -378,6 +379,11 @@ def test_the_hourly_purge_drops_records_older_than_24_hours_and_keeps_the_rest(h
     )
     assert tasks.purge_idempotency_records() == 1
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["recent"]
+
+
+def test_the_records_belong_to_the_idempotency_app_and_its_own_table():
+    assert IdempotencyRecord._meta.app_label == "idempotency"
+    assert IdempotencyRecord._meta.db_table == "idempotency_idempotencyrecord"
 
 
 def test_beat_runs_the_purge_every_hour():

@@ -27,16 +27,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
-from games.engine import EngineError
-from games.models import IdempotencyRecord
 from players.models import Player
+from unoservice.api_errors import exception_handler
 from unoservice.errors import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidRequest,
     ServiceError,
-    exception_handler,
 )
+from unoservice.idempotency.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
@@ -61,8 +60,9 @@ def _fingerprint(request: Request) -> str:
 def _owner(request: Request) -> tuple[Player | None, str]:
     """Whose keys these are: the player, or for a request without a token (creating a
     player) the client address, so that a key cannot fetch another client's answer."""
-    if isinstance(request.user, Player):
-        return request.user, str(request.user.pk)
+    user: object = request.user  # a Player, not a Django user, when a token came
+    if isinstance(user, Player):
+        return user, str(user.pk)
     # The client address as the rate limits see it (trusting NUM_PROXIES proxies).
     return None, "anonymous:" + str(BaseThrottle().get_ident(request))
 
@@ -122,7 +122,7 @@ def idempotent(
             return replay
         try:
             response = action()
-        except (ServiceError, EngineError, APIException) as error:
+        except (ServiceError, APIException) as error:
             handled = exception_handler(error, {})
             assert handled is not None
             response = handled

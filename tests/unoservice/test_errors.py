@@ -1,0 +1,30 @@
+"""The error hierarchy (`unoservice.errors`) is plain exceptions: services, tasks and
+commands raise them without pulling in the web layer or the games."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from unoservice import errors
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_importing_the_error_hierarchy_loads_no_web_layer_and_no_game() -> None:
+    code = "import json, sys, unoservice.errors; print(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(result.stdout)
+    forbidden = ("rest_framework", "django.http", "django.views", "games", "players")
+    assert [name for name in loaded if name.startswith(forbidden)] == []
+
+
+def test_every_service_error_has_a_status_and_a_distinct_code() -> None:
+    classes = [errors.ServiceError, *errors.ServiceError.__subclasses__()]
+    codes = [cls.code for cls in classes if cls is not errors.ServiceError]
+    assert len(codes) == len(set(codes))
+    assert all(400 <= cls.status < 600 for cls in classes)
