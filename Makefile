@@ -1,7 +1,7 @@
 # make run   - the API on :8000 with a Celery worker and beat (Ctrl-C stops all three)
 # make test  - the test suite; pass pytest options with ARGS="-k health -x"
 # make lint  - ruff lint and format check
-# make typecheck - mypy on the rules engine
+# make typecheck - mypy (strict) on games, players and unoservice
 
 PYTHON ?= python3
 VENV   := .venv

@@ -70,7 +70,7 @@ def describe_event(event: Event) -> str:
     return format_html("<strong>{}</strong> {}{}", event.type, who, body)
 
 
-class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     fields = ("seat", "player", "bot", "joined_at")
     readonly_fields = fields
@@ -101,7 +101,7 @@ class HasBotsFilter(admin.SimpleListFilter):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameAdmin(admin.ModelAdmin[Game]):
     list_display = (
         "short_id",
         "status",

@@ -84,6 +84,7 @@ def _move_response(outcome: services.Outcome, request: Request) -> Response:
     )
 
 
+# DRF's stubs make its generic views generic; at runtime they take no type argument.
 class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
     """``GET /games`` (lobby and history) and ``POST /games`` (create, as host)."""
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import models
 
 
-class OpaqueJSONField(models.TextField):  # type: ignore[type-arg]
+class OpaqueJSONField(models.TextField[Any, Any]):
     """JSON kept as text. For data SQL never looks inside (the engine snapshot):
     PostgreSQL would parse and re-encode a jsonb value on every write and read."""
 

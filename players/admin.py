@@ -13,7 +13,7 @@ from players.models import Player
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class PlayerAdmin(admin.ModelAdmin[Player]):
     list_display = (
         "name",
         "games_played",

@@ -23,6 +23,7 @@ CONTENT_SECURITY_POLICY = (
 
 class _SameOriginOnly:
     def finalize_response(self, request: Any, response: Any, *args: Any, **kwargs: Any) -> Any:
+        # A mixin: `super()` is the view it is mixed into, which mypy cannot see here.
         response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
         if isinstance(response, HttpResponse):
             response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY

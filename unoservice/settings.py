@@ -8,6 +8,8 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
+import django_stubs_ext
+
 from unoservice.env import (
     broker_config,
     cache_config,
@@ -20,6 +22,9 @@ from unoservice.env import (
     env_str,
     https_settings,
 )
+
+# ModelAdmin[Game], TextField[Any, Any]: the type arguments django-stubs reads.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Runtime data of a checkout (SQLite file, file-system broker, beat schedule, static).

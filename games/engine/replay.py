@@ -105,6 +105,8 @@ class _Checked(list[Event]):
         for event in events:
             self.append(event)
 
+    # `log += events` checks as it extends; list's signature returns the list type
+    # itself, which this subclass's return type cannot match exactly.
     def __iadd__(self, events: Iterable[Event]) -> _Checked:  # type: ignore[override,misc]
         self.extend(events)
         return self

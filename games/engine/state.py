@@ -265,4 +265,5 @@ class GameState:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GameState) and self.to_snapshot() == other.to_snapshot()
 
+    # Mutable and compared by value: not hashable (object's type says it always is).
     __hash__ = None  # type: ignore[assignment]
