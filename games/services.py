@@ -80,6 +80,9 @@ PAUSE_FOR = dt.timedelta(minutes=5)
 MAX_OPEN_GAMES = 10
 OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
 
+# The reason a game gets when its last human leaves and nobody may resume a seat.
+LAST_PLAYER_LEFT = "the last player left"
+
 
 @dataclass
 class Outcome:
@@ -525,7 +528,9 @@ def _without_humans(game: Game, seats: Sequence[Seat], now: dt.datetime) -> list
         game.status = GameStatus.ABANDONED
         game.finished_at = now
         game.paused_until = None
-        return []
+        # The log says why the game ended, as for any other abandoned game.
+        abandoned = GameAbandonedData(reason=LAST_PLAYER_LEFT)
+        return [engine.Event("game_abandoned", None, abandoned, _round_of(game))]
     if game.paused_until is not None:  # already paused: the wait is not extended
         return []
     game.paused_until = now + PAUSE_FOR

@@ -271,9 +271,8 @@ class GameResumedData(TypedDict):
 
 
 class GameAbandonedData(TypedDict):
-    """The game ended without a winner: an operator ended it, or nobody resumed a
-    paused game in time. (A game whose last human leaves while nobody may resume ends
-    with their `player_left`.)"""
+    """The game ended without a winner: an operator ended it, its last human left
+    while nobody could resume a seat, or nobody resumed a paused game in time."""
 
     reason: Annotated[str, Doc("why, in words")]
 

@@ -787,7 +787,18 @@ def test_when_the_last_human_leaves_a_running_game_it_is_abandoned(host, guest):
     view = host.get(f"/games/{game['id']}").json()
     assert view["status"] == "abandoned"
     assert all(s["bot"] is not None for s in view["seats"])
+    log = host.get(f"/games/{game['id']}/events").json()["events"]
+    assert [e["type"] for e in log[-3:]] == ["player_left", "seat_taken_by_bot", "game_abandoned"]
+    assert log[-1]["data"] == {"reason": "the last player left"}
     assert_error(host.post(f"/games/{game['id']}/leave"), 403, "forbidden")
+
+
+def test_a_waiting_game_whose_last_human_leaves_ends_with_its_reason(host):
+    game = new_game(host)
+    host.post(f"/games/{game['id']}/leave")
+    log = host.get(f"/games/{game['id']}/events").json()["events"]
+    assert log[-1]["type"] == "game_abandoned"
+    assert log[-1]["data"] == {"reason": "the last player left"}
 
 
 def test_an_outsider_cannot_leave_a_game_they_are_not_in(host, outsider):
