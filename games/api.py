@@ -68,17 +68,21 @@ def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
+def _view(game: Game, request: Request, state: GameState | None = None) -> dict[str, Any]:
+    """The caller's view of `game`, with who is present now."""
+    presence = selectors.presence_of(game)
+    return presenters.game_view(game, current_player(request), state, presence=presence)
+
+
 def _view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
-    player = current_player(request)
-    return Response(presenters.game_view(outcome.game, player, outcome.state), status=code)
+    return Response(_view(outcome.game, request, outcome.state), status=code)
 
 
 def _move_response(outcome: services.Outcome, request: Request) -> Response:
-    player = current_player(request)
-    viewer = outcome.game.seat_of(player)
+    viewer = outcome.game.seat_of(current_player(request))
     return Response(
         {
-            "game": presenters.game_view(outcome.game, player, outcome.state),
+            "game": _view(outcome.game, request, outcome.state),
             "events": presenters.events_json(outcome.events, viewer),
         }
     )
@@ -185,8 +189,7 @@ class GameDetailView(APIView):
         responses={200: GameViewOut, **error_responses(401, 404, 429)},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id)
-        return Response(presenters.game_view(game, current_player(request)))
+        return Response(_view(selectors.game_get(game_id), request))
 
 
 def _seat_action_view(
@@ -535,7 +538,7 @@ class GameStreamView(APIView):
         watcher, parsed_id, resume = checked
         game = selectors.game_by_id(parsed_id)
         state = GameState.from_snapshot(game.state) if game.state is not None else None
-        snapshot = Snapshot(game, state, [])
+        snapshot = Snapshot(game, state, [], selectors.presence_of(game))
         response = HttpResponse(
             sse.opening(snapshot, watcher, resume), content_type="text/event-stream; charset=utf-8"
         )

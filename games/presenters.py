@@ -15,6 +15,7 @@ from games.engine import GameState, seat_view
 from games.engine.events import render_data, visible_data
 from games.models import Event, Game, GameStatus
 from players.models import Player
+from unoservice.presence import Presence
 
 _ROUND_FIELDS = (
     "round",
@@ -43,10 +44,13 @@ def host_json(game: Game) -> dict[str, Any] | None:
     return player_json(game.host)
 
 
-def game_view(game: Game, viewer: Player | None, state: GameState | None = None) -> dict[str, Any]:
+def game_view(
+    game: Game, viewer: Player | None, state: GameState | None = None, *, presence: Presence
+) -> dict[str, Any]:
     """The game as `viewer` may see it: their own hand and legal moves, counts for
-    everyone else (a spectator view when they are not seated). `state`, when given,
-    is the game's engine state already decoded."""
+    everyone else (a spectator view when they are not seated), and who is present
+    (`selectors.presence_of`). `state`, when given, is the game's engine state
+    already decoded."""
     viewer_seat = game.seat_of(viewer)
     view: dict[str, Any] = {
         "id": str(game.pk),
@@ -61,9 +65,16 @@ def game_view(game: Game, viewer: Player | None, state: GameState | None = None)
     }
     if game.state is None:
         view["seats"] = [
-            {"seat": number, "player": entry["player"], "bot": entry["bot"], **_IDLE_SEAT}
+            {
+                "seat": number,
+                "player": entry["player"],
+                "bot": entry["bot"],
+                **_IDLE_SEAT,
+                "online": _online(entry, presence),
+            }
             for number, entry in enumerate(game.seating)
         ]
+        view["spectators"] = presence.spectators
         view.update(dict.fromkeys(_ROUND_FIELDS))
         view.update(
             {"turn_deadline": None, "paused_until": None, "winner": None, "last_seq": game.last_seq}
@@ -84,9 +95,11 @@ def game_view(game: Game, viewer: Player | None, state: GameState | None = None)
             "player": entry["player"],
             "bot": entry["bot"],
             **{key: table["seats"][number][key] for key in _IDLE_SEAT},
+            "online": _online(entry, presence),
         }
         for number, entry in enumerate(game.seating)
     ]
+    view["spectators"] = presence.spectators
     for name in _ROUND_FIELDS:
         view[name] = table[name]
     if not playing:
@@ -101,6 +114,13 @@ def game_view(game: Game, viewer: Player | None, state: GameState | None = None)
         }
     )
     return view
+
+
+def _online(entry: dict[str, Any], presence: Presence) -> bool:
+    """Bots are always there; a human when seen lately or watching a stream."""
+    if entry["bot"] is not None:
+        return True
+    return bool(entry["player"]) and entry["player"]["id"] in presence.online
 
 
 def game_summary(game: Game) -> dict[str, Any]:

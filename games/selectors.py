@@ -16,7 +16,7 @@ from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
 from games.models import Event, Game, GameStatus, Heartbeat
 from players.models import Player
-from unoservice import fastsql
+from unoservice import fastsql, presence
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
 
 
@@ -56,6 +56,12 @@ def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:
         first = next(iter(fields))
         raise InvalidRequest(f"{first}: {fields[first][0]}", details={"fields": fields})
     return filterset.qs
+
+
+def presence_of(game: Game) -> presence.Presence:
+    """Which of the game's seated humans are online and how many spectators' streams
+    are open on it: one cache round trip, no query (`unoservice.presence`)."""
+    return presence.read(game.human_player_ids(), game.pk)
 
 
 def game_last_seq(game_id: uuid.UUID) -> int:

@@ -326,6 +326,10 @@ class SeatOut(serializers.Serializer[Any]):
     score = _count_field()
     said_uno = serializers.BooleanField()
     timeouts = _count_field()
+    online = serializers.BooleanField(
+        help_text="the seat's player has a stream open (of any game) or made a request in "
+        "the last 30 seconds; always true for a bot"
+    )
 
 
 class PendingOut(serializers.Serializer[Any]):
@@ -357,6 +361,10 @@ class GameViewOut(serializers.Serializer[Any]):
     rules = RulesOut()
     created_at = serializers.DateTimeField()
     seats = SeatOut(many=True)
+    spectators = _count_field(
+        help_text="streams open on this game by viewers who hold no seat in it (as of the "
+        "last change of the game, in a stream's view)"
+    )
     round = serializers.IntegerField(min_value=1, allow_null=True)
     dealer = _seat_field(allow_null=True)
     current_seat = _seat_field(allow_null=True)

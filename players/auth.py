@@ -9,7 +9,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 from players.models import Player, hash_token
-from unoservice import fastsql
+from unoservice import fastsql, presence
 from unoservice.errors import NotAuthenticated
 
 MAX_TOKEN_LENGTH = 200
@@ -35,7 +35,8 @@ def bearer_player(header: str) -> tuple[Player, str]:
 
 
 class BearerTokenAuthentication(BaseAuthentication):
-    """One indexed lookup by the token's hash; no session, no CSRF."""
+    """One indexed lookup by the token's hash; no session, no CSRF. The player it
+    finds is marked online (`unoservice.presence.seen`)."""
 
     keyword = "Bearer"
 
@@ -44,9 +45,12 @@ class BearerTokenAuthentication(BaseAuthentication):
         if not header:
             return None
         try:
-            return bearer_player(header)
+            player, token = bearer_player(header)
         except NotAuthenticated as error:
             raise AuthenticationFailed(error.message) from None
+        # The player is online: a cache write at most every few seconds per process.
+        presence.seen(player.pk)
+        return player, token
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

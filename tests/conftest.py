@@ -186,10 +186,13 @@ def rate_limits_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """Rate-limit counters live in the cache: no test inherits another's."""
+    """Rate-limit counters and presence live in the cache: no test inherits another's."""
     from django.core.cache import cache
 
+    from unoservice import presence
+
     cache.clear()
+    presence.forget()
 
 
 # --- Tasks ------------------------------------------------------------------------

@@ -200,7 +200,7 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 
-# Rate-limit counters. CACHE_URL (redis://...) shares them between processes; the
+# Rate-limit counters and presence. CACHE_URL (redis://...) shares them between processes; the
 # default keeps them per process.
 CACHES = {"default": cache_config(os.environ.get("CACHE_URL"))}
 

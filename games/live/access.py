@@ -24,6 +24,7 @@ from games import selectors, services
 from games.models import Game
 from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
+from unoservice import presence
 from unoservice.api_errors import error_body
 from unoservice.errors import InvalidRequest, NotAuthenticated, RateLimited, ServiceError
 from unoservice.fields import is_query_integer
@@ -68,6 +69,7 @@ def open_stream(
         resume = _resume_after(headers, query)
         watcher = _authenticate(parsed_id, headers, query)
         if watcher.player is not None:
+            presence.seen(watcher.player.pk)  # online from the stream's opening view on
             throttle = PlayerRateThrottle()
             # The throttle reads only `user` and `META` of a request.
             request = cast(Request, SimpleNamespace(user=watcher.player, META=meta))

@@ -17,6 +17,11 @@ How changes are heard depends on the database:
 Either way a notification may be lost (a listener reconnecting): every
 `HEAL_SECONDS` one query reads the last seq of every watched game, and a channel
 behind the table catches up.
+
+The hub also keeps this process's share of presence (`unoservice.presence`): the
+players with a stream open here and, per game, its spectators' streams, written to
+the cache when a spectator comes or goes and refreshed every
+`PRESENCE_HEARTBEAT_SECONDS`, in order, on a thread of its own.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,6 +45,7 @@ from games import selectors
 from games.engine import GameState
 from games.live.notify import CHANNEL, parse_payload
 from games.models import Event, Game
+from unoservice import presence
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +59,9 @@ POLL_SECONDS = 0.25
 KEPT_EVENTS = 600
 # Threads that read the database for the hub (never while anyone waits).
 READER_THREADS = 4
+# How often the players of this process's streams and its spectator counts are
+# written to the cache again (their keys live `presence.TTL_SECONDS`).
+PRESENCE_HEARTBEAT_SECONDS = 10.0
 
 
 @dataclass
@@ -61,6 +71,8 @@ class Snapshot:
     game: Game
     state: GameState | None
     events: list[Event]  # ascending seq, the last ones up to game.last_seq
+    # Who was present when the snapshot was read (what the views it renders show).
+    presence: presence.Presence = presence.NOBODY
 
     @property
     def seq(self) -> int:
@@ -85,6 +97,7 @@ class Channel:
     snapshot: Snapshot | None = None
     streams: int = 0  # watchers that need the snapshot (not only the seq)
     watchers: int = 0
+    spectators: int = 0  # streams of viewers not seated in the game
     changed: asyncio.Future[None] = field(default_factory=lambda: _future())
     loading: asyncio.Task[None] | None = None
     # Rendered frames, per viewer seat, for the current snapshot (see games.live.sse).
@@ -95,6 +108,24 @@ class Channel:
         done, self.changed = self.changed, _future()
         if not done.done():
             done.set_result(None)
+
+
+class Attendance:
+    """One open stream's part in its game's spectator count."""
+
+    def __init__(self, hub: Hub, channel: Channel) -> None:
+        self.hub = hub
+        self.channel = channel
+        self.spectating = False
+
+    def spectate(self, spectating: bool) -> None:
+        """The stream's viewer is (or no longer is) a spectator of the game: seated
+        players who leave become spectators, spectators who join are seated."""
+        if spectating == self.spectating:
+            return
+        self.spectating = spectating
+        self.channel.spectators += 1 if spectating else -1
+        self.hub.publish_spectators(self.channel)
 
 
 def _future() -> asyncio.Future[None]:
@@ -113,6 +144,11 @@ class Hub:
         # Resolved when the server stops: streams end at once, cleanly, and their
         # clients reconnect (with Last-Event-ID) to a server that is up.
         self.closing: asyncio.Future[None] = _future()
+        # Presence: the players of the streams open here (id -> streams), and one
+        # thread that writes to the cache, in the order things happened.
+        self.streaming: Counter[str] = Counter()
+        self.publisher = presence.Publisher()
+        self.presence_writer = ThreadPoolExecutor(1, thread_name_prefix="hub-presence")
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -128,6 +164,7 @@ class Hub:
             self.tasks.append(asyncio.create_task(self._poll()))
             self.listening.set()
         self.tasks.append(asyncio.create_task(self._heal()))
+        self.tasks.append(asyncio.create_task(self._presence_heartbeat()))
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -136,6 +173,10 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.tasks.clear()
+        await asyncio.get_running_loop().run_in_executor(
+            self.presence_writer, self.publisher.withdraw
+        )
+        self.presence_writer.shutdown(wait=False)
         await close_thread_connections(self.readers, READER_THREADS)
 
     async def read(self, query: Callable[[], T]) -> T:
@@ -172,6 +213,39 @@ class Hub:
                 del self.channels[game_id]
                 if channel.loading is not None:
                     channel.loading.cancel()
+
+    @contextlib.contextmanager
+    def attend(self, channel: Channel, player_id: str | None) -> Iterator[Attendance]:
+        """Count a stream open on `channel` in presence while the block runs: the
+        heartbeat keeps its player online (`access.open_stream` marked them so), and
+        the stream counts as a spectator's while `Attendance.spectating` says so."""
+        attendance = Attendance(self, channel)
+        if player_id is not None:
+            self.streaming[player_id] += 1
+        try:
+            yield attendance
+        finally:
+            attendance.spectate(False)
+            if player_id is not None:
+                self.streaming[player_id] -= 1
+                if self.streaming[player_id] <= 0:
+                    del self.streaming[player_id]
+
+    def publish_spectators(self, channel: Channel) -> None:
+        """Write the channel's count of spectators now (its value when written)."""
+        group = str(channel.game_id)
+        # A stream that ends after the hub stopped: the process withdrew its counts.
+        with contextlib.suppress(RuntimeError):
+            self.presence_writer.submit(lambda: self.publisher.count(group, channel.spectators))
+
+    async def _presence_heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(PRESENCE_HEARTBEAT_SECONDS)
+            players = list(self.streaming)
+            counts = {str(c.game_id): c.spectators for c in self.channels.values() if c.spectators}
+            await asyncio.get_running_loop().run_in_executor(
+                self.presence_writer, self.publisher.heartbeat, players, counts
+            )
 
     def heard_from_listener(self, game_id: uuid.UUID, seq: int) -> None:
         self.heard(game_id, seq)
@@ -212,16 +286,14 @@ class Hub:
             kept = channel.snapshot
             after = kept.seq if kept is not None else 0
             try:
-                game, events = await self.read(
-                    functools.partial(
-                        selectors.game_with_recent_events, channel.game_id, after, KEPT_EVENTS
-                    )
+                game, events, present = await self.read(
+                    functools.partial(_read_change, channel.game_id, after)
                 )
             except Game.DoesNotExist:
                 return
             merged = (kept.events if kept is not None else []) + events
             state = GameState.from_snapshot(game.state) if game.state is not None else None
-            channel.snapshot = Snapshot(game, state, merged[-KEPT_EVENTS:])
+            channel.snapshot = Snapshot(game, state, merged[-KEPT_EVENTS:], present)
             channel.rendered.clear()
             channel.heard = max(channel.heard, channel.snapshot.seq)
             channel.wake()
@@ -280,6 +352,13 @@ class Hub:
             return
         for game_id, seq in rows:
             self.heard(game_id, seq)
+
+
+def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:
+    """What a channel reads when it hears of a change: the game, its events after
+    `after`, and who is present (rendered in the views of this change)."""
+    game, events = selectors.game_with_recent_events(game_id, after, KEPT_EVENTS)
+    return game, events, selectors.presence_of(game)
 
 
 def _conninfo() -> str:

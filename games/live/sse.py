@@ -20,7 +20,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Channel, Snapshot, hub
+from games.live.hub import Attendance, Channel, Snapshot, hub
 from games.models import Event, Game, GameStatus
 from games.serializers import MAX_WAIT_SECONDS
 from unoservice.errors import NotFound
@@ -112,8 +112,9 @@ class Frames:
 
     def view(self) -> bytes:
         def make() -> bytes:
+            snapshot = self.snapshot
             view = presenters.game_view(
-                self.snapshot.game, self.watcher.player, self.snapshot.state
+                snapshot.game, self.watcher.player, snapshot.state, presence=snapshot.presence
             )
             return f"id: {self.snapshot.seq}\nevent: game\ndata: {_json(view)}\n\n".encode()
 
@@ -158,39 +159,58 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                 refused = access.refusal(NotFound("no such game"))
                 await _send_json(send, refused.status, refused.body, refused.headers)
                 return
-            await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
-            opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
-            delivered, frames = await _catch_up(channel, snapshot, watcher, resume)
-            if not frames:  # resumed with nothing missed: the view all the same
-                frames = Frames(channel, snapshot, watcher).view()
-            await _write(send, opening + frames)
-            while True:
-                # Checked before every wait: a change may have come while this
-                # stream was writing (a slow client), with no future left to wake it.
-                current = channel.snapshot or snapshot
-                if current.seq > delivered:
-                    delivered, frames = await _catch_up(channel, current, watcher, delivered)
-                    await _write(send, frames)
-                    continue
-                if _over(current):
-                    break
-                changed = channel.changed
-                await asyncio.wait(
-                    {changed, disconnected, live.closing},
-                    timeout=hub_module.HEAL_SECONDS,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if disconnected.done():
-                    return
-                if live.closing.done():  # the server stops: the client reconnects elsewhere
-                    await send({"type": "http.response.body", "body": b""})
-                    return
-                if not changed.done():
-                    await _write(send, b": ping\n\n")
-            await _write(send, Frames(channel, current, watcher).end())
-            await send({"type": "http.response.body", "body": b""})
+            player_id = None if watcher.player is None else str(watcher.player.pk)
+            with live.attend(channel, player_id) as attendance:
+                attendance.spectate(watcher.seat(snapshot.game) is None)
+                await _serve(send, channel, snapshot, watcher, resume, attendance, disconnected)
     finally:
         disconnected.cancel()
+
+
+async def _serve(
+    send: Send,
+    channel: Channel,
+    snapshot: Snapshot,
+    watcher: access.Watcher,
+    resume: int | None,
+    attendance: Attendance,
+    disconnected: asyncio.Future[None],
+) -> None:
+    """The stream once it is open: its opening, then each change, until the game is
+    over, the client goes or the server stops."""
+    live = hub()
+    await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+    opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+    delivered, frames = await _catch_up(channel, snapshot, watcher, resume)
+    if not frames:  # resumed with nothing missed: the view all the same
+        frames = Frames(channel, snapshot, watcher).view()
+    await _write(send, opening + frames)
+    while True:
+        # Checked before every wait: a change may have come while this stream was
+        # writing (a slow client), with no future left to wake it.
+        current = channel.snapshot or snapshot
+        if current.seq > delivered:
+            attendance.spectate(watcher.seat(current.game) is None)
+            delivered, frames = await _catch_up(channel, current, watcher, delivered)
+            await _write(send, frames)
+            continue
+        if _over(current):
+            break
+        changed = channel.changed
+        await asyncio.wait(
+            {changed, disconnected, live.closing},
+            timeout=hub_module.HEAL_SECONDS,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        if disconnected.done():
+            return
+        if live.closing.done():  # the server stops: the client reconnects elsewhere
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if not changed.done():
+            await _write(send, b": ping\n\n")
+    await _write(send, Frames(channel, current, watcher).end())
+    await send({"type": "http.response.body", "body": b""})
 
 
 def _over(snapshot: Snapshot) -> bool:

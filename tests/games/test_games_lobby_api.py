@@ -29,6 +29,7 @@ VIEW_KEYS = {
     "rules",
     "created_at",
     "seats",
+    "spectators",
     "round",
     "dealer",
     "current_seat",
@@ -58,7 +59,7 @@ ROUND_LEVEL = (
     "paused_until",
     "winner",
 )
-SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts"}
+SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts", "online"}
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
 SUMMARY_KEYS = {"id", "status", "host", "players", "max_players", "rules", "created_at"}
 RULE_NAMES = {"stacking", "seven_o", "jump_in", "draw_until_playable", "force_play"}

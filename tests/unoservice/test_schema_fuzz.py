@@ -36,6 +36,7 @@ from games.models import Game, GameStatus
 from players.models import hash_token
 from tests.factories import Persona, PlayerFactory, make_persona, seat_table, start_game
 from unoservice import throttling
+from unoservice.presence import NOBODY
 from unoservice.wsgi import application
 
 SCHEMA_PATH = "/api/v1/schema/"
@@ -138,7 +139,7 @@ def _is_positive(case: schemathesis.Case, location: ParameterLocation) -> bool:
 
 
 def _legal_moves(game: Game, persona: Persona) -> list[dict[str, Any]]:
-    view = presenters.game_view(game, persona.player)
+    view = presenters.game_view(game, persona.player, presence=NOBODY)
     return list((view["you"] or {}).get("legal_moves") or [])
 
 
