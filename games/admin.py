@@ -105,6 +105,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     list_display = (
         "short_id",
         "status",
+        "visibility",
         "players_and_bots",
         "round",
         "version",
@@ -113,7 +114,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "updated_at",
         "replay_link",
     )
-    list_filter = ("status", HasBotsFilter, "created_at")
+    list_filter = ("status", "visibility", HasBotsFilter, "created_at")
     date_hierarchy = "created_at"
     search_fields = ("host__name", "seats__player__name")
     search_help_text = "a player's name, or a game id"
@@ -131,6 +132,10 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "target_score",
         "turn_timeout",
         "rules",
+        # Staff see a private game's invite code, to help its players.
+        "visibility",
+        "invite_code",
+        "rated",
         "seed",
         "version",
         "moves",

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters, replay, selectors, services
+from games import presenters, privacy, replay, selectors, services
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.errors import from_engine
@@ -25,6 +25,8 @@ from games.models import Game, GameStatus
 from games.serializers import (
     CHALLENGE_EXAMPLES,
     GAME_ID,
+    INVITE_CODE,
+    JOIN_BY_CODE_EXAMPLES,
     MOVE_EXAMPLES,
     BotIn,
     ChallengeIn,
@@ -33,6 +35,7 @@ from games.serializers import (
     GameCreateIn,
     GameSummaryOut,
     GameViewOut,
+    JoinByCodeIn,
     LogOut,
     MoveIn,
     MoveResultOut,
@@ -44,6 +47,7 @@ from players.auth import current_player
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
+from unoservice.throttling import FailedInviteCodeThrottle
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
@@ -72,6 +76,28 @@ def _view(game: Game, request: Request, state: GameState | None = None) -> dict[
     """The caller's view of `game`, with who is present now."""
     presence = selectors.presence_of(game)
     return presenters.game_view(game, current_player(request), state, presence=presence)
+
+
+# A private game is, to a reader who may not see it, a game that does not exist.
+_HIDDEN = (
+    "not_found: no such game, or a private game you are not among the players of, "
+    "without its invite code as `code`"
+)
+_WRONG_CODES = "rate_limited: too many requests, or too many wrong invite codes"
+
+
+def _readable(request: Request, game_id: object) -> Game:
+    """The game, when the caller may see it (`games.privacy`); else `NotFound`."""
+    game = selectors.game_get(game_id)
+    player = current_player(request)
+    privacy.admit(
+        game,
+        player=player,
+        staff=player.is_staff,
+        code=request.query_params.get("code"),
+        request=request,
+    )
+    return game
 
 
 def _view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
@@ -124,7 +150,8 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
         ],
         summary="List games",
         description="The lobby and the history: every game, newest first, 50 a page, as "
-        "summaries without cards. `status=waiting` lists the games that still take "
+        "summaries without cards. Private games are listed only to their players. "
+        "`status=waiting` lists the games that still take "
         "players; `mine=true` only those in which you hold a seat (a seat a bot took over "
         "from you does not count). Any player may list. An empty parameter counts as "
         "absent; an unknown status or a `mine` other than true, false, 1 or 0 is a 400.",
@@ -145,7 +172,10 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
         description="Creates a waiting game with you as its host at seat 0 and answers "
         "with your view of it. Every field is optional: 2-10 seats (4), the target score "
         "(500; 0 plays a single round), a turn timer in seconds (none) and the house "
-        "rules (all off). `seed` fixes every deal, so whoever picks it knows every hand: "
+        "rules (all off). `visibility: private` makes a game that the lobby lists only "
+        "to its players and that only they and holders of its `invite_code` (in your "
+        "view) may watch; `rated` (true) says whether it counts for ratings. `seed` "
+        "fixes every deal, so whoever picks it knows every hand: "
         "only staff may send it (403), unless the service runs in development. A key "
         "the body does not take is a 400. You may host or sit in at most 10 waiting or "
         "running games; an eleventh is 409 too_many_games.",
@@ -183,13 +213,18 @@ class GameDetailView(APIView):
         description="Your view of the game: the settings, the seats with their card "
         "counts and scores, the table, whose turn it is and what decision is pending. "
         "When you hold a seat, `you` has your hand and every move you may make now "
-        "(`legal_moves`); for a spectator it is null. Any player may look at any game. "
-        "Send the `version` with your next move.",
-        parameters=[GAME_ID, *COMMON_HEADERS],
-        responses={200: GameViewOut, **error_responses(401, 404, 429)},
+        "(`legal_moves`); for a spectator it is null. Any player may look at any public "
+        "game; a private one only its players, staff, and spectators who send its "
+        "invite code as `code` (anyone else gets 404, as for a game that does not "
+        "exist). Send the `version` with your next move.",
+        parameters=[GAME_ID, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: GameViewOut,
+            **error_responses(401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
-        return Response(_view(selectors.game_get(game_id), request))
+        return Response(_view(_readable(request, game_id), request))
 
 
 def _seat_action_view(
@@ -221,17 +256,75 @@ def _seat_action_view(
     return SeatActionView
 
 
+_JOIN_CONFLICTS = (
+    "wrong_phase (the game has started), game_full, too_many_games (you already sit in "
+    "10 waiting or running games) or idempotency_key_in_use"
+)
+
 GameJoinView = _seat_action_view(
     services.game_join,
     (400, 401, 404, 409, 422, 429),
     "Take the next free seat",
     "Seats you at the next free seat of a waiting game and answers with your view. "
-    "Joining a game you already sit in changes nothing.",
-    {
-        409: "wrong_phase (the game has started), game_full, too_many_games (you already "
-        "sit in 10 waiting or running games) or idempotency_key_in_use"
-    },
+    "Joining a game you already sit in changes nothing. A private game is joined with "
+    "its invite code (`POST /games/join`): by id it is 404 to anyone not among its "
+    "players.",
+    {404: _HIDDEN, 409: _JOIN_CONFLICTS},
 )
+
+
+class GameJoinByCodeView(APIView):
+    @extend_schema(
+        operation_id="games_join_by_code",
+        summary="Join a game by its invite code",
+        description="Seats you at the next free seat of the waiting or running game whose "
+        "invite code you send, with the same rules and errors as joining by id, and "
+        "answers with your view (`invite_code` included, to pass on). The code is read "
+        "without regard to case, spaces or hyphens. An unknown code is 404; after 10 "
+        "wrong codes in a minute every code you send is 429 until the minute is over, "
+        "which puts guessing among the 31^8 codes out of reach.",
+        request=JoinByCodeIn,
+        examples=JOIN_BY_CODE_EXAMPLES,
+        parameters=IDEMPOTENT_HEADERS,
+        responses={
+            200: GameViewOut,
+            **error_responses(
+                400,
+                401,
+                404,
+                409,
+                415,
+                422,
+                429,
+                descriptions={
+                    400: "invalid_request: `code` missing, not a string, longer than 32 "
+                    "characters, or not 8 characters of the code alphabet once spaces "
+                    "and hyphens are left out",
+                    404: "not_found: no waiting or running game has this code",
+                    409: _JOIN_CONFLICTS,
+                    429: _WRONG_CODES,
+                },
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        def join() -> Response:
+            typed = _validated(JoinByCodeIn, request.data)["code"]
+            guard = FailedInviteCodeThrottle()
+            guard.check(request)
+            try:
+                game_id = selectors.open_game_id_by_code(typed)
+            except NotFound:
+                guard.record_failure(request)
+                raise
+            outcome = services.game_join(
+                game_id=game_id, player=current_player(request), invited=True
+            )
+            return _view_response(outcome, request)
+
+        return idempotent(request, join)
+
+
 GameStartView = _seat_action_view(
     services.game_start,
     (400, 401, 403, 404, 409, 422, 429),
@@ -388,13 +481,17 @@ class GameEventsView(APIView):
         description="The game's events after `after`, at most 500 a call, redacted for "
         "you while the game runs, with the game's `last_seq`: when it is beyond the last "
         "event you got, ask again from there. With `wait` and no event yet, the request "
-        "is held until one comes or `wait` seconds pass (then the list is empty). Any "
-        "player may read any game's events; the live stream is cheaper still.",
-        parameters=[GAME_ID, EventsQuery, *COMMON_HEADERS],
-        responses={200: EventsPageOut, **error_responses(400, 401, 404, 429)},
+        "is held until one comes or `wait` seconds pass (then the list is empty). Who may "
+        "see the game may read its events (a private game's spectator sends its `code`); "
+        "the live stream is cheaper still.",
+        parameters=[GAME_ID, EventsQuery, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: EventsPageOut,
+            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = selectors.game_get(game_id)
+        game = _readable(request, game_id)
         query = _validated(EventsQuery, request.query_params.dict())
         after, wait = query["after"], query["wait"]
         deadline = time.monotonic() + wait
@@ -424,14 +521,17 @@ class GameLogView(APIView):
         "the log is redacted for you as the events are, and `seed` and `seeds` are null. "
         "Once it is finished or abandoned, and always for staff, it is complete: every "
         "card, the game's seed and each round's, from which the rules replay the game "
-        "exactly.",
-        parameters=[GAME_ID, *COMMON_HEADERS],
-        responses={200: LogOut, **error_responses(401, 404, 429, 500)},
+        "exactly. A private game's spectator sends its `code`.",
+        parameters=[GAME_ID, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: LogOut,
+            **error_responses(401, 404, 429, 500, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+        },
     )
     def get(self, request: Request, game_id: str) -> Response:
         """The whole log: redacted for the caller while the game runs; complete, with
         every card and seed, once it is over, and always for staff."""
-        game = selectors.game_get(game_id)
+        game = _readable(request, game_id)
         player = current_player(request)
         complete = presenters.log_is_complete(game) or player.is_staff
         viewer = game.seat_of(player)
@@ -452,8 +552,8 @@ class GameReplayView(APIView):
         summary="The whole table after an event",
         description="Every hand and both piles as they stood after event `seq`, rebuilt "
         "from the log and the seeds. For games that are finished or abandoned, and for "
-        "staff at any time.",
-        parameters=[GAME_ID, ReplayQuery, *COMMON_HEADERS],
+        "staff at any time. A private game's spectator sends its `code`.",
+        parameters=[GAME_ID, ReplayQuery, INVITE_CODE, *COMMON_HEADERS],
         responses={
             200: ReplayOut,
             **error_responses(
@@ -465,7 +565,8 @@ class GameReplayView(APIView):
                 500,
                 descriptions={
                     403: "forbidden: the game still runs and you are not staff",
-                    404: "not_found: no such game, or `seq` is past the end of the log",
+                    404: f"{_HIDDEN}; or `seq` is past the end of the log",
+                    429: _WRONG_CODES,
                 },
             ),
         },
@@ -473,7 +574,7 @@ class GameReplayView(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         """The full table after event `seq`, re-made from the log: for games that are
         over, and for staff."""
-        game = selectors.game_get(game_id)
+        game = _readable(request, game_id)
         if not (presenters.log_is_complete(game) or current_player(request).is_staff):
             raise Forbidden("the replay of a running game is for staff only")
         seq = _validated(ReplayQuery, request.query_params.dict())["seq"]
@@ -504,7 +605,8 @@ class GameStreamView(APIView):
         "and your new view, so a client never polls. Send a bearer token, or a stream "
         "ticket as `ticket` from a browser's EventSource. Reconnect with "
         "`Last-Event-ID` (or `after`) to get what you missed first; more than 500 events "
-        "behind, you get a fresh view instead. Errors come as JSON before the stream "
+        "behind, you get a fresh view instead. A private game's spectator sends its "
+        "`code` (with a ticket too). Errors come as JSON before the stream "
         "begins; opening a stream counts as one request against your rate limit.",
         parameters=[
             GAME_ID,
@@ -514,6 +616,7 @@ class GameStreamView(APIView):
                 description="resume after this seq (as the Last-Event-ID header does)",
             ),
             OpenApiParameter("ticket", str, description="a stream ticket, instead of a token"),
+            INVITE_CODE,
             *COMMON_HEADERS,
         ],
         responses={
@@ -523,7 +626,7 @@ class GameStreamView(APIView):
                 "after each change; `: ping` at least every 15 s; `event: end` when the game "
                 "is over"
             ),
-            **error_responses(400, 401, 404, 429),
+            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
         },
     )
     def get(self, request: Request, game_id: str) -> HttpResponse:
@@ -537,6 +640,9 @@ class GameStreamView(APIView):
             return Response(checked.body, status=checked.status, headers=checked.headers)
         watcher, parsed_id, resume = checked
         game = selectors.game_by_id(parsed_id)
+        hidden = access.hidden(game, watcher, meta=request.META)
+        if hidden is not None:
+            return Response(hidden.body, status=hidden.status, headers=hidden.headers)
         state = GameState.from_snapshot(game.state) if game.state is not None else None
         snapshot = Snapshot(game, state, [], selectors.presence_of(game))
         response = HttpResponse(
@@ -552,11 +658,15 @@ class GameStreamTicketView(APIView):
         summary="A one-time ticket for a browser's EventSource",
         description="A browser's EventSource cannot send a token: this ticket opens the "
         "game's stream (as `?ticket=`) once, for you, within 60 seconds. Any player may "
-        "get one for any game. A ticket is a credential, so its answer is never kept for "
-        "an Idempotency-Key: the same key gets a new ticket. No body.",
+        "get one for any game they may see. A ticket is a credential, so its answer is "
+        "never kept for an Idempotency-Key: the same key gets a new ticket. No body. A "
+        "private game's spectator sends its `code` here and again on the stream's URL.",
         request=None,
-        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-        responses={201: StreamTicketOut, **error_responses(400, 401, 404, 429)},
+        parameters=[GAME_ID, INVITE_CODE, *IDEMPOTENT_HEADERS],
+        responses={
+            201: StreamTicketOut,
+            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+        },
     )
     def post(self, request: Request, game_id: str) -> Response:
         """Browsers cannot send headers with an EventSource: this ticket opens
@@ -564,6 +674,7 @@ class GameStreamTicketView(APIView):
         game_uuid = selectors.parse_game_id(game_id)
 
         def issue() -> Response:
+            _readable(request, game_uuid)
             ticket, expires_at = services.stream_ticket_issue(
                 game_id=game_uuid, player=current_player(request)
             )

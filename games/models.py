@@ -32,6 +32,16 @@ class GameStatus(models.TextChoices):
     ABANDONED = "abandoned"
 
 
+class Visibility(models.TextChoices):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+# The statuses in which a game still takes part in play, and in which its invite code
+# must be unique (a finished game keeps its code, which a new game may then reuse).
+OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
+
+
 class BotStrategy(models.TextChoices):
     RANDOM = "random"
     GREEDY = "greedy"
@@ -49,6 +59,14 @@ class Game(models.Model):
     turn_timeout = models.PositiveIntegerField(null=True, blank=True)  # seconds
     rules = models.JSONField(default=dict)
     seed = models.BigIntegerField()
+    # A private game is listed and shown only to its players and to holders of its
+    # invite code; public games have no code (NULL).
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    invite_code = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001
+    # Whether the game counts for ratings.
+    rated = models.BooleanField(default=True)
     state = OpaqueJSONField(null=True, blank=True)  # engine snapshot once started
     # Who sits where, by seat: [{"player": {"id", "name"} | null, "bot": str | null}].
     # The services keep it in step with the Seat rows in the same transaction, so that
@@ -76,6 +94,16 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # Codes are unique among open games only: joining by code looks among
+            # them, and a finished game keeps its code for the record. The partial
+            # index also serves that lookup.
+            models.UniqueConstraint(
+                fields=["invite_code"],
+                condition=models.Q(invite_code__isnull=False, status__in=OPEN_STATUSES),
+                name="unique_invite_code_among_open_games",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"game {self.id} ({self.status})"

@@ -61,6 +61,10 @@ def game_view(
         "target_score": game.target_score,
         "turn_timeout": game.turn_timeout,
         "rules": game.rules,
+        "visibility": game.visibility,
+        "rated": game.rated,
+        # The code is for the players to pass on: a spectator who holds it sees null.
+        "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
     }
     if game.state is None:
@@ -134,6 +138,8 @@ def game_summary(game: Game) -> dict[str, Any]:
         ],
         "max_players": game.max_players,
         "rules": game.rules,
+        "visibility": game.visibility,
+        "rated": game.rated,
         "created_at": game.created_at.isoformat(),
     }
 

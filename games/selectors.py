@@ -9,12 +9,12 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from games import engine
+from games import engine, invites
 from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
-from games.models import Event, Game, GameStatus, Heartbeat
+from games.models import OPEN_STATUSES, Event, Game, GameStatus, Heartbeat, Seat, Visibility
 from players.models import Player
 from unoservice import fastsql, presence
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
@@ -42,11 +42,29 @@ def game_get(game_id: object) -> Game:
     return game_by_id(parse_game_id(game_id))
 
 
+def _seats_held(player: Player) -> QuerySet[Seat]:
+    """The seats `player` plays, and those a bot holds after their timeouts (which
+    they may resume): what makes them one of a game's players."""
+    return Seat.objects.filter(player=player).filter(Q(bot__isnull=True) | Q(timed_out=True))
+
+
+def holds_seat(game: Game, player: Player) -> bool:
+    """Whether `player` is one of `game`'s players (see `_seats_held`)."""
+    return game.seat_of(player) is not None or _seats_held(player).filter(game=game).exists()
+
+
 def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:
-    """The lobby and history: every game, newest first, narrowed by the query's
+    """The lobby and history: every game `viewer` may see listed (the public ones,
+    and the private ones among whose players they are: seated, or holding a seat a
+    bot took over after their timeouts), newest first, narrowed by the query's
     `status` and `mine` (the games `viewer` sits in). A filter value that is not one
     of its choices is an `InvalidRequest` naming the field."""
-    games = Game.objects.select_related("host").order_by("-created_at")
+    theirs = _seats_held(viewer).filter(game=OuterRef("pk"))
+    games = (
+        Game.objects.select_related("host")
+        .filter(Q(visibility=Visibility.PUBLIC) | Exists(theirs))
+        .order_by("-created_at")
+    )
     filterset = GameFilter(filters, games, viewer=viewer)
     if not filterset.is_valid():
         fields = {
@@ -62,6 +80,22 @@ def presence_of(game: Game) -> presence.Presence:
     """Which of the game's seated humans are online and how many spectators' streams
     are open on it: one cache round trip, no query (`unoservice.presence`)."""
     return presence.read(game.human_player_ids(), game.pk)
+
+
+def open_game_id_by_code(typed: str) -> uuid.UUID:
+    """The id of the waiting or running game whose invite code `typed` is (read by
+    `invites.read_code`); `NotFound` when there is none."""
+    code = invites.read_code(typed)
+    found = (
+        None
+        if code is None
+        else Game.objects.filter(invite_code=code, status__in=OPEN_STATUSES)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if found is None:
+        raise NotFound("no open game has this invite code")
+    return found
 
 
 def game_last_seq(game_id: uuid.UUID) -> int:

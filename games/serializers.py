@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
@@ -15,10 +16,12 @@ from games.engine.cards import CODE_OF, DECK_SIZE, IS_WILD, NUMBER_OF
 from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, PendingType
 from games.engine.vocabulary import VOCABULARY, Direction
 from games.event_schema import EventSchemas
-from games.models import BotStrategy, GameStatus
+from games.invites import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
+from games.models import BotStrategy, GameStatus, Visibility
 from unoservice.fields import (
     QueryIntegerField,
     StrictBooleanField,
+    StrictCharField,
     StrictIntegerField,
     StrictSerializer,
 )
@@ -27,6 +30,8 @@ COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))
 PENDING_TYPES = list(get_args(PendingType))
 BOT_STRATEGIES = BotStrategy.values
+VISIBILITIES = Visibility.values
+INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 GAME_STATUSES = GameStatus.values
 ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
 PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
@@ -42,6 +47,14 @@ GAME_ID = OpenApiParameter(
     OpenApiTypes.UUID,
     OpenApiParameter.PATH,
     description="the game's id (a malformed one is a game that does not exist: 404)",
+)
+
+INVITE_CODE = OpenApiParameter(
+    "code",
+    str,
+    description="a private game's invite code, for a spectator who is not one of its "
+    "players (read as `POST /games/join` reads it); without it, or with a wrong one, a "
+    "private game is 404, and wrong codes are rate limited. Ignored for public games",
 )
 
 
@@ -61,6 +74,40 @@ class GameCreateIn(StrictSerializer):
     )
     rules = RulesIn(required=False)
     seed = StrictIntegerField(min_value=-INT64, max_value=INT64 - 1, required=False)
+    visibility = serializers.ChoiceField(
+        choices=VISIBILITIES,
+        default=Visibility.PUBLIC,
+        help_text="private: not listed in the lobby, seen only by its players and "
+        "holders of its invite code",
+    )
+    rated = StrictBooleanField(default=True, help_text="whether the game counts for ratings")
+
+
+class JoinByCodeIn(StrictSerializer):
+    code = StrictCharField(
+        max_length=MAX_TYPED_LENGTH,
+        trim_whitespace=False,
+        validators=[
+            RegexValidator(
+                TYPED_PATTERN,
+                f"an invite code is {CODE_LENGTH} characters of {ALPHABET} (in any case; "
+                "spaces and hyphens are left out)",
+            )
+        ],
+        help_text=f"the invite code: {CODE_LENGTH} characters of {ALPHABET}, in any case; "
+        "spaces and hyphens are ignored",
+    )
+
+
+JOIN_BY_CODE_EXAMPLES = [
+    OpenApiExample(
+        "Join by invite code",
+        value={"code": "K7MQ-X2RP"},
+        description="The code as the game's host passed it on; case, spaces and hyphens "
+        "do not matter.",
+        request_only=True,
+    )
+]
 
 
 class BotIn(StrictSerializer):
@@ -359,6 +406,14 @@ class GameViewOut(serializers.Serializer[Any]):
         min_value=MIN_TURN_TIMEOUT, max_value=MAX_TURN_TIMEOUT, allow_null=True
     )
     rules = RulesOut()
+    visibility = serializers.ChoiceField(choices=VISIBILITIES)
+    rated = serializers.BooleanField()
+    invite_code = serializers.RegexField(
+        INVITE_CODE_PATTERN,
+        allow_null=True,
+        help_text="a private game's invite code, shown to its seated players only; null "
+        "for anyone else and for public games",
+    )
     created_at = serializers.DateTimeField()
     seats = SeatOut(many=True)
     spectators = _count_field(
@@ -398,6 +453,8 @@ class GameSummaryOut(serializers.Serializer[Any]):
     players = SummaryPlayerOut(many=True)
     max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     rules = RulesOut()
+    visibility = serializers.ChoiceField(choices=VISIBILITIES)
+    rated = serializers.BooleanField()
     created_at = serializers.DateTimeField()
 
 

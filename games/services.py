@@ -18,11 +18,11 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import bots, dispatch, engine, selectors
+from games import bots, dispatch, engine, invites, privacy, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
 from games.engine.vocabulary import (
@@ -40,6 +40,7 @@ from games.engine.vocabulary import (
 from games.errors import from_engine
 from games.live import notify
 from games.models import (
+    OPEN_STATUSES,
     BotStrategy,
     Event,
     Game,
@@ -47,6 +48,7 @@ from games.models import (
     Heartbeat,
     Seat,
     StreamTicket,
+    Visibility,
     seating_entry,
 )
 from players.models import Player, hash_token
@@ -78,7 +80,10 @@ PAUSE_FOR = dt.timedelta(minutes=5)
 # Waiting or running games a player may host or sit in at once (docs/api.md): a player
 # cannot leave a trail of tables that bots play on for nobody.
 MAX_OPEN_GAMES = 10
-OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
+
+# Draws of an invite code before giving up: a draw repeats an open game's code with
+# odds of (open games) / 31**8, so a second draw is already a rarity.
+INVITE_CODE_ATTEMPTS = 5
 
 # The reason a game gets when its last human leaves and nobody may resume a seat.
 LAST_PLAYER_LEFT = "the last player left"
@@ -272,12 +277,17 @@ def game_create(
     turn_timeout: int | None = None,
     rules: dict[str, bool] | None = None,
     seed: int | None = None,
+    visibility: str = Visibility.PUBLIC,
+    rated: bool = True,
 ) -> Outcome:
     """Create a waiting game with `host` at seat 0. Locks the host's player row, so
     that their count of open games cannot race past `MAX_OPEN_GAMES`.
 
     `seed` fixes the deal, so whoever picks it can compute every hand: only staff may,
-    unless the service runs with ``CLIENT_SEEDS`` (development)."""
+    unless the service runs with ``CLIENT_SEEDS`` (development). A private game gets
+    an invite code unique among open games (a draw that repeats one is drawn again)."""
+    if visibility not in Visibility.values:
+        raise InvalidRequest(f"unknown visibility {visibility!r}")
     if seed is not None and not (settings.CLIENT_SEEDS or host.is_staff):
         raise Forbidden("only staff may choose a game's seed: the seed fixes every hand")
     with transaction.atomic():
@@ -290,6 +300,8 @@ def game_create(
             rules=rules,
             seed=seed,
             host_plays=True,
+            visibility=visibility,
+            rated=rated,
         )
 
 
@@ -323,6 +335,8 @@ def _game_insert(
     rules: dict[str, bool] | None,
     seed: int | None,
     host_plays: bool,
+    visibility: str = Visibility.PUBLIC,
+    rated: bool = True,
 ) -> Outcome:
     """Insert a waiting game (the caller holds the transaction)."""
     try:
@@ -332,7 +346,8 @@ def _game_insert(
         raise from_engine(error) from None
     now = timezone.now()
     with transaction.atomic():
-        game = Game.objects.create(
+        game = _insert_with_code(
+            private=visibility == Visibility.PRIVATE,
             host=host,
             max_players=max_players,
             target_score=target_score,
@@ -340,6 +355,8 @@ def _game_insert(
             rules=parsed_rules.to_json(),
             seed=new_seed() if seed is None else seed,
             seating=[seating_entry(host, None)] if host_plays else [],
+            visibility=visibility,
+            rated=rated,
         )
         events: list[Event] = []
         if host_plays:
@@ -348,6 +365,23 @@ def _game_insert(
             events = _append(game, [joined], now)
             game.save(update_fields=["last_seq"])
     return Outcome(game, events)
+
+
+def _insert_with_code(*, private: bool, **fields: Any) -> Game:
+    """Insert the game row, with a fresh invite code when it is `private`. The code
+    must be unique among open games (the database's partial unique index): a draw
+    that collides, here or in a transaction racing this one, is drawn again, each
+    attempt in a savepoint of its own."""
+    for attempt in range(1, INVITE_CODE_ATTEMPTS + 1):
+        code = invites.new_code() if private else None
+        try:
+            with transaction.atomic():
+                return Game.objects.create(invite_code=code, **fields)
+        except IntegrityError:
+            if code is None or attempt == INVITE_CODE_ATTEMPTS:
+                raise
+            log.info("invite code drawn twice among open games; drawing again")
+    raise AssertionError("unreachable")
 
 
 def bot_match_start(
@@ -401,15 +435,21 @@ def _seat_next(
     return events
 
 
-def game_join(*, game_id: Any, player: Player) -> Outcome:
+def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome:
     """Seat `player` at the next free seat. Locks the game row.
 
-    Joining a game one already sits in changes nothing.
+    Joining a game one already sits in changes nothing. A private game is joined
+    with its code (`invited`: the caller found the game by it); to anyone else
+    not among its players it does not exist.
     """
     with transaction.atomic():
         game = _lock_game(game_id)
         if game.seat_of(player) is not None:
             return Outcome(game, [])
+        if game.visibility == Visibility.PRIVATE and not (
+            invited or privacy.is_player(game, player)
+        ):
+            raise NotFound("no such game")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
         if len(game.seating) >= game.max_players:

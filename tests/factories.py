@@ -152,10 +152,12 @@ def seat_table(
     target_score: int = 0,
     turn_timeout: int | None = None,
     rules: dict[str, bool] | None = None,
+    visibility: str = "public",
 ) -> Game:
     """A waiting game made through the services: `host` at seat 0, then `others` in
     order, each persona joining and each strategy name a bot the host adds. One
-    round (`target_score` 0) and no seat to spare (at least two) unless told."""
+    round (`target_score` 0) and no seat to spare (at least two) unless told. A
+    `private` game's personas join as holders of its code."""
     outcome = services.game_create(
         host=host.player,
         max_players=max(2, 1 + len(others)) if max_players is None else max_players,
@@ -163,6 +165,7 @@ def seat_table(
         turn_timeout=turn_timeout,
         rules=rules,
         seed=seed,
+        visibility=visibility,
     )
     for other in others:
         if isinstance(other, str):
@@ -170,7 +173,7 @@ def seat_table(
                 game_id=outcome.game.pk, player=host.player, strategy=other
             )
         else:
-            outcome = services.game_join(game_id=outcome.game.pk, player=other.player)
+            outcome = services.game_join(game_id=outcome.game.pk, player=other.player, invited=True)
     return outcome.game
 
 

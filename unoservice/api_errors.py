@@ -103,6 +103,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     headers: dict[str, str] = {}
     if isinstance(exc, ServiceError):
         status, code, message, details = exc.status, exc.code, exc.message, exc.details
+        if status == 429 and "retry_after" in details:
+            headers["Retry-After"] = str(details["retry_after"])
     elif isinstance(exc, drf.ValidationError):
         status, code = 400, "invalid_request"
         message, details = _flatten_validation(exc.detail)

@@ -194,6 +194,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "player": env_str("THROTTLE_RATE_PLAYER", "600/min"),
         "anonymous": env_str("THROTTLE_RATE_ANONYMOUS", "60/min"),
+        # Wrong invite codes per player (joining by code, or watching a private game
+        # with one): 10 a minute leave 31**8 codes out of any guesser's reach.
+        "invite_code": env_str("THROTTLE_RATE_INVITE_CODE", "10/min"),
     },
     "UNAUTHENTICATED_USER": None,
     # The client address of the per-address limits (see NUM_PROXIES).
@@ -227,6 +230,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "Color": "games.serializers.COLORS",
         "BotStrategy": "games.serializers.BOT_STRATEGIES",
+        "Visibility": "games.serializers.VISIBILITIES",
         "Direction": "games.serializers.DIRECTIONS",
         "PendingType": "games.serializers.PENDING_TYPES",
         # A game's, and the health check's: each keeps a name of its own.

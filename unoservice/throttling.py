@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
+from unoservice.errors import RateLimited
 
 # A long poll that waited is answered by asking the API again inside the same
 # process; that second, internal request carries this per-process secret in
@@ -39,19 +40,23 @@ class FixedWindowThrottle(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
-        now = time.time()
-        window = int(now // self.duration)
+        return bool(self._count_up(self._window_key(self.key)) <= self.num_requests)
+
+    def _window_key(self, ident: str) -> str:
+        """The counter of `ident` for the window now running (noting when it ends)."""
+        self.now = time.time()
+        window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
-        key = f"{self.key}:{window}"
+        return f"{ident}:{window}"
+
+    def _count_up(self, key: str) -> int:
         # add() is a no-op when the key exists; incr() is atomic on Redis and locmem.
         cache.add(key, 0, timeout=self.duration + 1)
         try:
-            count = cache.incr(key)
+            return int(cache.incr(key))
         except ValueError:  # expired between add and incr
             cache.add(key, 1, timeout=self.duration + 1)
-            count = 1
-        self.now = now
-        return bool(count <= self.num_requests)
+            return 1
 
     def wait(self) -> float | None:
         return max(float(self.window_ends - self.now), 1.0)
@@ -76,3 +81,35 @@ class AnonymousRateThrottle(FixedWindowThrottle):
         if isinstance(user, Player):
             return None
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class FailedInviteCodeThrottle(PlayerRateThrottle):
+    """Wrong invite codes per player. Only failures count (`record_failure`); once a
+    window holds the rate's number of them, every attempt with a code is refused
+    (`check`), the right code included, until the window ends: otherwise a guesser
+    would go on guessing and simply learn which guess was right."""
+
+    scope = "invite_code"
+    # The configured rates themselves, not whatever replaced the players' (tests and
+    # load runs lift those).
+    THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
+
+    def _counter(self, request: Request) -> str | None:
+        ident = None if self.rate is None else self.get_cache_key(request, None)
+        return None if ident is None else self._window_key(ident)
+
+    def check(self, request: Request) -> None:
+        """Raise `RateLimited` when this window already holds too many failures."""
+        key = self._counter(request)
+        if key is None or int(cache.get(key, 0)) < self.num_requests:
+            return
+        wait = max(int(self.wait() or 1), 1)
+        raise RateLimited(
+            "too many wrong invite codes; wait before trying another",
+            details={"retry_after": wait},
+        )
+
+    def record_failure(self, request: Request) -> None:
+        key = self._counter(request)
+        if key is not None:
+            self._count_up(key)

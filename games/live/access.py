@@ -3,7 +3,9 @@
 A stream is opened with the player's bearer token, with a one-time ticket (browsers'
 EventSource cannot send headers), or, for the staff dashboard, with a staff
 member's admin session. The checks and their errors are the API's: 401, 404, 429
-in the usual JSON shape, before any byte of the stream.
+in the usual JSON shape, before any byte of the stream. A private game's stream is
+404 to a watcher who is neither one of its players, nor staff, nor sends its
+invite code as ``code`` (`hidden`, once the game is read).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from django.http import HttpRequest
 from django.http.cookie import parse_cookie
 from rest_framework.request import Request
 
-from games import selectors, services
+from games import privacy, selectors, services
 from games.models import Game
 from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
@@ -33,10 +35,12 @@ from unoservice.throttling import PlayerRateThrottle
 
 @dataclass
 class Watcher:
-    """Who watches: a player (seated or not), or a staff member's admin session."""
+    """Who watches: a player (seated or not), or a staff member's admin session, with
+    the invite code they sent, if any."""
 
     player: Player | None
     staff: bool = False
+    code: str | None = None
 
     def seat(self, game: Game) -> int | None:
         return game.seat_of(self.player)
@@ -55,6 +59,8 @@ def refusal(error: ServiceError, headers: dict[str, str] | None = None) -> Refus
     extra = dict(headers or {})
     if error.status == 401:
         extra["WWW-Authenticate"] = 'Bearer realm="api"'
+    if error.status == 429 and "retry_after" in error.details:
+        extra.setdefault("Retry-After", str(error.details["retry_after"]))
     return Refusal(error.status, error_body(error.code, error.message, error.details), extra)
 
 
@@ -81,7 +87,28 @@ def open_stream(
                 )
     except ServiceError as error:
         return refusal(error)
+    watcher.code = query.get("code")
     return watcher, parsed_id, resume
+
+
+def hidden(game: Game, watcher: Watcher, *, meta: dict[str, Any]) -> Refusal | None:
+    """The refusal (404, or 429 after too many wrong codes) when `watcher` may not see
+    the private `game`; None when they may. Reads the database: call it on a reader
+    thread, and only for private games."""
+    player = watcher.player
+    # The throttle reads only `user` and `META` of a request.
+    request = cast(Request, SimpleNamespace(user=player, META=meta))
+    try:
+        privacy.admit(
+            game,
+            player=player,
+            staff=watcher.staff or (player is not None and player.is_staff),
+            code=watcher.code,
+            request=request,
+        )
+    except ServiceError as error:
+        return refusal(error)
+    return None
 
 
 def _resume_after(headers: dict[str, str], query: dict[str, str]) -> int | None:

@@ -21,7 +21,7 @@ from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Attendance, Channel, Snapshot, hub
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GameStatus, Visibility
 from games.serializers import MAX_WAIT_SECONDS
 from unoservice.errors import NotFound
 from unoservice.fields import is_query_integer
@@ -159,6 +159,12 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                 refused = access.refusal(NotFound("no such game"))
                 await _send_json(send, refused.status, refused.body, refused.headers)
                 return
+            if snapshot.game.visibility == Visibility.PRIVATE:
+                game, meta = snapshot.game, _meta(scope, headers)
+                hidden = await live.read(lambda: access.hidden(game, watcher, meta=meta))
+                if hidden is not None:
+                    await _send_json(send, hidden.status, hidden.body, hidden.headers)
+                    return
             player_id = None if watcher.player is None else str(watcher.player.pk)
             with live.attend(channel, player_id) as attendance:
                 attendance.spectate(watcher.seat(snapshot.game) is None)

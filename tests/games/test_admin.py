@@ -192,3 +192,19 @@ def test_a_staff_member_who_may_change_games_can_abandon_them(client, django_use
     answer = abandon(changer, running)
     assert "1 game(s) abandoned." in answer.content.decode()
     assert Game.objects.get(pk=running.pk).status == GameStatus.ABANDONED
+
+
+def test_the_game_list_shows_and_filters_visibility(admin_client, host, running):
+    private = seat_table(host, visibility="private")
+    page = changelist(admin_client)
+    assert "column-visibility" in page
+    only_private = changelist(admin_client, visibility__exact="private")
+    assert str(private.pk)[:8] in only_private
+    assert str(running.pk)[:8] not in only_private
+
+
+def test_a_private_games_page_shows_its_invite_code_to_staff(admin_client, host):
+    private = seat_table(host, visibility="private")
+    page = admin_client.get(reverse("admin:games_game_change", args=[private.pk]))
+    assert page.status_code == 200
+    assert private.invite_code in page.content.decode()

@@ -27,6 +27,9 @@ VIEW_KEYS = {
     "target_score",
     "turn_timeout",
     "rules",
+    "visibility",
+    "rated",
+    "invite_code",
     "created_at",
     "seats",
     "spectators",
@@ -61,7 +64,17 @@ ROUND_LEVEL = (
 )
 SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts", "online"}
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
-SUMMARY_KEYS = {"id", "status", "host", "players", "max_players", "rules", "created_at"}
+SUMMARY_KEYS = {
+    "id",
+    "status",
+    "host",
+    "players",
+    "max_players",
+    "rules",
+    "visibility",
+    "rated",
+    "created_at",
+}
 RULE_NAMES = {"stacking", "seven_o", "jump_in", "draw_until_playable", "force_play"}
 DEFAULT_RULES = dict.fromkeys(RULE_NAMES, False)
 MOVE_ACTIONS = {"play", "draw", "pass", "choose_color", "call_uno", "catch_uno"}
