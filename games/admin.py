@@ -141,6 +141,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "moves",
         "last_seq",
         "winner",
+        "rematch",
         "turn_deadline",
         "bot_due_at",
         "created_at",

@@ -233,8 +233,11 @@ def _seat_action_view(
     summary: str,
     description: str,
     errors: dict[int, str],
+    *,
+    code: int = status.HTTP_200_OK,
 ) -> type[APIView]:
-    """A POST that changes who sits at the table and answers with the caller's view."""
+    """A POST that changes who sits at a table and answers, with `code`, with the
+    caller's view of the game the service returns."""
 
     class SeatActionView(APIView):
         @extend_schema(
@@ -242,14 +245,14 @@ def _seat_action_view(
             description=f"{description} No body.",
             request=None,
             parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
-            responses={200: GameViewOut, **error_responses(*statuses, descriptions=errors)},
+            responses={code: GameViewOut, **error_responses(*statuses, descriptions=errors)},
         )
         def post(self, request: Request, game_id: str) -> Response:
             game_uuid = selectors.parse_game_id(game_id)
             return idempotent(
                 request,
                 lambda: _view_response(
-                    service(game_id=game_uuid, player=current_player(request)), request
+                    service(game_id=game_uuid, player=current_player(request)), request, code
                 ),
             )
 
@@ -364,6 +367,27 @@ GameResumeView = _seat_action_view(
         409: "wrong_phase (the game is not running, or no seat of yours is held by a bot "
         "after timeouts: a seat you left cannot be resumed) or idempotency_key_in_use",
     },
+)
+GameRematchView = _seat_action_view(
+    services.game_rematch,
+    (400, 401, 403, 404, 409, 422, 429),
+    "Play again: the next game with the same settings",
+    "Once a game is over (finished, or abandoned after its start), any of its players "
+    "asks for the next game with the same settings (seats, target score, turn timer, "
+    "house rules) and a new deal. The first to ask creates it, hosts it at seat 0 and "
+    "gets back the bots the game was created with; the game then shows the new game's "
+    "id as `rematch`, and its log gains `rematch_offered`. Whoever asks later takes the "
+    "next free seat of that same game, as a join does; asking again once seated there "
+    "changes nothing. Every success answers 201 with your view of the new game. A "
+    "player who left the game cannot ask; a player whose seat a bot took over after "
+    "their timeouts can.",
+    {
+        403: "forbidden: you held no seat in this game, or you left it",
+        409: "wrong_phase (the game is not over, it was abandoned before its start, or the "
+        "rematch has already started), game_full (every seat of the rematch is taken), "
+        "too_many_games or idempotency_key_in_use",
+    },
+    code=status.HTTP_201_CREATED,
 )
 
 

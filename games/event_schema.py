@@ -121,7 +121,7 @@ class EventSchemas:
             return dict(self.card)
         if meaning is Means.SEAT:
             return dict(SEAT_SCHEMA)
-        if meaning is Means.PLAYER_ID:
+        if meaning in (Means.PLAYER_ID, Means.GAME_ID):
             return {"type": "string", "format": "uuid"}
         if meaning is Means.TIME:
             return {"type": "string", "format": "date-time"}

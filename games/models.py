@@ -87,6 +87,12 @@ class Game(models.Model):
     # and at this moment the game is abandoned.
     paused_until = models.DateTimeField(null=True, blank=True, db_index=True)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The next game with the same settings, once a player of this one asked for it
+    # (`services.game_rematch`): made once, however many ask, and recorded here under
+    # this row's lock.
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)

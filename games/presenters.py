@@ -81,7 +81,13 @@ def game_view(
         view["spectators"] = presence.spectators
         view.update(dict.fromkeys(_ROUND_FIELDS))
         view.update(
-            {"turn_deadline": None, "paused_until": None, "winner": None, "last_seq": game.last_seq}
+            {
+                "turn_deadline": None,
+                "paused_until": None,
+                "winner": None,
+                "rematch": _rematch_json(game),
+                "last_seq": game.last_seq,
+            }
         )
         view["you"] = (
             None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
@@ -113,6 +119,7 @@ def game_view(
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
             "paused_until": game.paused_until.isoformat() if game.paused_until else None,
             "winner": game.winner,
+            "rematch": _rematch_json(game),
             "last_seq": game.last_seq,
             "you": table["you"],
         }
@@ -125,6 +132,10 @@ def _online(entry: dict[str, Any], presence: Presence) -> bool:
     if entry["bot"] is not None:
         return True
     return bool(entry["player"]) and entry["player"]["id"] in presence.online
+
+
+def _rematch_json(game: Game) -> str | None:
+    return None if game.rematch_id is None else str(game.rematch_id)
 
 
 def game_summary(game: Game) -> dict[str, Any]:

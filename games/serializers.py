@@ -436,6 +436,11 @@ class GameViewOut(serializers.Serializer[Any]):
         "resume: nobody moves until then, and the game is abandoned at this time",
     )
     winner = _seat_field(allow_null=True)
+    rematch = serializers.UUIDField(
+        allow_null=True,
+        help_text="once the game is over and one of its players asked for the next game "
+        "with the same settings: that game's id; otherwise null",
+    )
     last_seq = _count_field()
     you = YouOut(allow_null=True)
 

@@ -34,6 +34,7 @@ from games.engine.vocabulary import (
     PlayerJoinedData,
     PlayerLeftData,
     PlayerRef,
+    RematchOfferedData,
     SeatResumedData,
     SeatTakenByBotData,
 )
@@ -84,6 +85,8 @@ MAX_OPEN_GAMES = 10
 # Draws of an invite code before giving up: a draw repeats an open game's code with
 # odds of (open games) / 31**8, so a second draw is already a rarity.
 INVITE_CODE_ATTEMPTS = 5
+# Games that are over: what a rematch follows.
+OVER_STATUSES = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 # The reason a game gets when its last human leaves and nobody may resume a seat.
 LAST_PLAYER_LEFT = "the last player left"
@@ -501,13 +504,7 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
     human left the game pauses when a timed-out player may still resume, and is
     abandoned otherwise. Locks the game row."""
     with transaction.atomic():
-        game = _lock_game(game_id)
-        seats = _seats(game)
-        seat = _seat_of(seats, player) or _timed_out_seat_of(seats, player)
-        if seat is None:
-            raise Forbidden("you are not seated in this game")
-        if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
-            raise WrongPhaseError(f"the game is {game.status}")
+        game, seats, seat = _lock_for_seat_holder(game_id, player, OPEN_STATUSES)
         now = timezone.now()
         round_no = _round_of(game)
         left = PlayerLeftData(player=_player(player))
@@ -546,6 +543,74 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
                 fields=["host_id", "seating", "paused_until"],
             )
     return Outcome(game, events)
+
+
+def game_rematch(*, game_id: Any, player: Player) -> Outcome:
+    """The next game with the same settings as a game that is over, for one of its
+    players: the first to ask creates it, hosts it and gets back the bots the game
+    was created with; whoever asks later joins it (`game_join`). Answers with the
+    rematch.
+
+    Locks the finished game's row first, so that players asking at once are served
+    one after the other and the rematch is made once, recorded on that row with a
+    `rematch_offered` event; then the caller's player row (the open-game cap) and,
+    when joining, the rematch's row.
+
+    Who may ask: a player who still holds their seat, or whose seat a bot holds
+    after their timeouts (they never left); not a player who left. The game must
+    have been played: finished, or abandoned after its start."""
+    with transaction.atomic():
+        game, _, seat = _lock_for_seat_holder(game_id, player, OVER_STATUSES)
+        if game.started_at is None:
+            raise WrongPhaseError("the game was abandoned before it started: nothing to replay")
+        if game.rematch_id is not None:
+            return game_join(game_id=game.rematch_id, player=player)
+        _check_open_games(player)
+        created = _game_insert(host=player, **_settings_of(game), seed=None, host_plays=True)
+        rematch = created.game
+        # The bots the game was created with, in their order. A bot that took over a
+        # player's seat (its entry still names the player) does not come back: that
+        # seat is the player's to take in the rematch.
+        for entry in game.seating:
+            if entry["player"] is None:
+                added = BotAddedData(strategy=entry["bot"])
+                created.events += _seat_next(rematch, None, entry["bot"], "bot_added", added)
+        game.rematch = rematch
+        offered = RematchOfferedData(game=str(rematch.pk), by=_player(player))
+        item = engine.Event("rematch_offered", seat.seat, offered, _round_of(game))
+        _append(game, [item], timezone.now())
+        _save(game, ["rematch"])
+    return Outcome(rematch, created.events)
+
+
+def _settings_of(game: Game) -> dict[str, Any]:
+    """What a game was created with, but its seed: what its rematch copies. A private
+    game's rematch is private too, with an invite code of its own."""
+    return {
+        "max_players": game.max_players,
+        "target_score": game.target_score,
+        "turn_timeout": game.turn_timeout,
+        "rules": game.rules,
+        "visibility": game.visibility,
+        "rated": game.rated,
+    }
+
+
+def _lock_for_seat_holder(
+    game_id: Any, player: Player, statuses: Sequence[str]
+) -> tuple[Game, list[Seat], Seat]:
+    """Lock the game and return it with its seats and `player`'s seat: the one they
+    hold, or the one a bot holds after their timeouts (a seat they left is no longer
+    theirs: `Forbidden`). A game whose status is not one of `statuses` is a
+    `WrongPhaseError`."""
+    game = _lock_game(game_id)
+    seats = _seats(game)
+    seat = _seat_of(seats, player) or _timed_out_seat_of(seats, player)
+    if seat is None:
+        raise Forbidden("you are not seated in this game")
+    if game.status not in statuses:
+        raise WrongPhaseError(f"the game is {game.status}")
+    return game, seats, seat
 
 
 def _timed_out_seat_of(seats: Sequence[Seat], player: Player) -> Seat | None:

@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/<str:game_id>/start", api.GameStartView.as_view(), name="game-start"),
     path("games/<str:game_id>/leave", api.GameLeaveView.as_view(), name="game-leave"),
     path("games/<str:game_id>/resume", api.GameResumeView.as_view(), name="game-resume"),
+    path("games/<str:game_id>/rematch", api.GameRematchView.as_view(), name="game-rematch"),
     path("games/<str:game_id>/moves", api.GameMovesView.as_view(), name="game-moves"),
     path("games/<str:game_id>/challenge", api.GameChallengeView.as_view(), name="game-challenge"),
     path("games/<str:game_id>/events", api.GameEventsView.as_view(), name="game-events"),

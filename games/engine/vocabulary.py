@@ -56,6 +56,8 @@ EventType = Literal[
     "game_paused",
     "game_resumed",
     "game_abandoned",
+    # After the end (the services).
+    "rematch_offered",
 ]
 EVENT_TYPES: Final[tuple[EventType, ...]] = get_args(EventType)
 
@@ -69,6 +71,7 @@ class Means(Enum):
     CARD = "card"  # a card id 0-107 (`cards.CARDS`); clients get the card object
     SEAT = "seat"  # a seat number, 0 to players - 1
     PLAYER_ID = "player_id"  # a player's UUID
+    GAME_ID = "game_id"  # a game's UUID
     TIME = "time"  # an ISO-8601 timestamp with a UTC offset
     BOT = "bot"  # the name of a bot strategy
 
@@ -277,6 +280,15 @@ class GameAbandonedData(TypedDict):
     reason: Annotated[str, Doc("why, in words")]
 
 
+class RematchOfferedData(TypedDict):
+    """A player of the game, once it was over, asked for the next game with the same
+    settings: that game waits for the others to join it. Logged once, by the first to
+    ask; the others who ask join the same game."""
+
+    game: Annotated[str, Means.GAME_ID, Doc("the id of the new game")]
+    by: Annotated[PlayerRef, Doc("who asked for it, and hosts it")]
+
+
 # -- who may read what ------------------------------------------------------------------
 
 
@@ -309,8 +321,8 @@ class EventSpec:
     data: Any  # a TypedDict class
     seat: str
     secrets: tuple[Secret, ...] = ()
-    # Changes who sits at the table, or whether the game runs, and never the table
-    # itself: the replay skips it.
+    # Changes who sits at the table, whether the game runs, or what follows it, and
+    # never the table itself: the replay skips it.
     seat_event: bool = False
 
 
@@ -347,6 +359,9 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
     "game_paused": EventSpec(GamePausedData, _TABLE_WIDE, seat_event=True),
     "game_resumed": EventSpec(GameResumedData, _TABLE_WIDE, seat_event=True),
     "game_abandoned": EventSpec(GameAbandonedData, _TABLE_WIDE, seat_event=True),
+    "rematch_offered": EventSpec(
+        RematchOfferedData, "the seat of the player who asked", seat_event=True
+    ),
 }
 
 SEAT_EVENTS: Final = frozenset(t for t, spec in VOCABULARY.items() if spec.seat_event)

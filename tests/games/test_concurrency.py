@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import Event, Game, Seat
-from tests.factories import API, Persona, make_persona, seat_table, start_game
+from tests.factories import API, Persona, make_persona, seat_table, stamp_game, start_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -176,3 +177,35 @@ def test_the_same_idempotency_key_sent_eight_times_at_once_acts_once(
         assert retry.status_code == 200, retry.json()
         assert retry.json() == bodies[0]
         assert Game.objects.get(pk=game_id).version == after.version
+
+
+def test_the_players_of_a_finished_game_asking_for_a_rematch_at_once_all_land_in_one(
+    host: Persona, guest: Persona
+) -> None:
+    players = [host, guest, make_persona("Third"), make_persona("Fourth")]
+    for _ in range(ROUNDS):
+        finished = stamp_game(
+            host=host.player,
+            seats=[p.player for p in players],
+            status="finished",
+            started_at=timezone.now(),
+        )
+        # Two clients for each player: the first to be served creates the rematch, every
+        # other request joins it or, already seated there, changes nothing.
+        clients = [client_for(p) for p in players for _ in range(2)]
+        url = f"{API}/games/{finished.pk}/rematch"
+        answers = all_at_once([partial(c.post, url) for c in clients])
+
+        assert summary(answers) == {(201, None): 8}, summary(answers)
+        (rematch,) = Game.objects.filter(rematch_of=finished)
+        assert {body["id"] for _, body in answers} == {str(rematch.pk)}
+        seats = list(Seat.objects.filter(game=rematch).order_by("seat"))
+        assert [s.seat for s in seats] == [0, 1, 2, 3]
+        assert {s.player_id for s in seats} == {p.player.pk for p in players}
+        assert seats[0].player_id == rematch.host_id
+        assert rematch.version == 1 + 3
+        assert_log_is_gap_free(rematch)
+        finished = Game.objects.get(pk=finished.pk)
+        offers = Event.objects.filter(game=finished, type="rematch_offered")
+        assert [e.data["game"] for e in offers] == [str(rematch.pk)]
+        assert_log_is_gap_free(finished)

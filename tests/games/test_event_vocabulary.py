@@ -33,7 +33,7 @@ def _conforms(hint: Any, value: Any) -> bool:
         return type(value) is int and 0 <= value < DECK_SIZE
     if meaning is Means.SEAT:
         return type(value) is int and 0 <= value < MAX_PLAYERS
-    if meaning is Means.PLAYER_ID:
+    if meaning in (Means.PLAYER_ID, Means.GAME_ID):
         return isinstance(value, str) and str(uuid.UUID(value)) == value
     if meaning is Means.TIME:
         return isinstance(value, str) and dt.datetime.fromisoformat(value).tzinfo is not None
@@ -107,7 +107,8 @@ def time_out(game: Game) -> None:
 
 def service_games(host: Persona, guest: Persona, outsider: Persona) -> list[Game]:
     """A lobby where a bot is added and a player leaves; a running game that a player
-    leaves, whose host times out until paused, resumes, and which is then abandoned."""
+    leaves, whose host times out until paused, resumes, and which is then abandoned
+    and rematched."""
     lobby = services.game_create(host=host.player).game
     services.game_add_bot(game_id=lobby.pk, player=host.player, strategy="expert")
     services.game_join(game_id=lobby.pk, player=outsider.player)
@@ -124,6 +125,7 @@ def service_games(host: Persona, guest: Persona, outsider: Persona) -> list[Game
     assert game.paused_until is not None, "the host's seat never went to a bot"
     services.seat_resume(game_id=game.pk, player=host.player)
     services.game_abandon(game_id=game.pk, reason="closed by an operator")
+    services.game_rematch(game_id=game.pk, player=host.player)
     return [lobby, game]
 
 

@@ -45,6 +45,7 @@ VIEW_KEYS = {
     "turn_deadline",
     "paused_until",
     "winner",
+    "rematch",
     "last_seq",
     "you",
 }
@@ -61,6 +62,7 @@ ROUND_LEVEL = (
     "turn_deadline",
     "paused_until",
     "winner",
+    "rematch",
 )
 SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts", "online"}
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
@@ -484,7 +486,9 @@ def test_an_unknown_or_malformed_game_id_is_a_404(host, game_id):
     assert_error(host.get(f"/games/{game_id}"), 404, "not_found")
 
 
-@pytest.mark.parametrize("action", ["join", "bots", "start", "leave", "moves", "challenge"])
+@pytest.mark.parametrize(
+    "action", ["join", "bots", "start", "leave", "rematch", "moves", "challenge"]
+)
 @pytest.mark.parametrize("game_id", ["5f0c4b1e-3f4c-4d4b-9a8e-2b8f8f0a9f10", "nope"])
 def test_every_game_action_on_an_unknown_or_malformed_game_id_is_a_404(host, action, game_id):
     body = {"version": 1, "action": "draw", "strategy": "random", "challenge": True}
