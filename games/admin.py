@@ -142,6 +142,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "last_seq",
         "winner",
         "rematch",
+        "presence",
         "turn_deadline",
         "bot_due_at",
         "created_at",
@@ -180,6 +181,20 @@ class GameAdmin(admin.ModelAdmin[Game]):
             elif entry["player"]:
                 names.append(entry["player"]["name"])
         return ", ".join(names) or "—"
+
+    @admin.display(description="presence")
+    def presence(self, game: Game) -> str:
+        """Who is at the table now, as the players' views show it (`online`), and how
+        many spectators' streams are open."""
+        if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
+            return "—"
+        present = selectors.presence_of(game)
+        humans = [e["player"] for e in game.seating if e["bot"] is None and e["player"]]
+        marks = [
+            f"{p['name']} {'online' if p['id'] in present.online else 'offline'}" for p in humans
+        ]
+        spectators = f"{present.spectators} spectator" + ("" if present.spectators == 1 else "s")
+        return "; ".join([*marks, spectators])
 
     @admin.display(description="round")
     def round(self, game: Game) -> int | None:

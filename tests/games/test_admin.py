@@ -208,3 +208,10 @@ def test_a_private_games_page_shows_its_invite_code_to_staff(admin_client, host)
     page = admin_client.get(reverse("admin:games_game_change", args=[private.pk]))
     assert page.status_code == 200
     assert private.invite_code in page.content.decode()
+
+
+def test_a_games_page_shows_who_is_online_and_how_many_watch(admin_client, host, guest):
+    game = seat_table(host, guest, "greedy")
+    host.get(f"/games/{game.pk}")  # the host was seen just now; the guest was not
+    page = admin_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    assert "Host online; Guest offline; 0 spectators" in page
