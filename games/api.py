@@ -27,6 +27,7 @@ from games.serializers import (
     GAME_ID,
     INVITE_CODE,
     JOIN_BY_CODE_EXAMPLES,
+    MATCHMAKING_EXAMPLES,
     MOVE_EXAMPLES,
     BotIn,
     ChallengeIn,
@@ -37,6 +38,8 @@ from games.serializers import (
     GameViewOut,
     JoinByCodeIn,
     LogOut,
+    MatchCancelOut,
+    MatchmakingIn,
     MoveIn,
     MoveResultOut,
     ReplayOut,
@@ -389,6 +392,89 @@ GameRematchView = _seat_action_view(
     },
     code=status.HTTP_201_CREATED,
 )
+
+
+class MatchmakingView(APIView):
+    @extend_schema(
+        operation_id="matchmaking_find",
+        summary="Quick match: a seat in a game with these settings",
+        description="Seats you in the oldest public quick-match game that waits with "
+        "exactly these settings and has a free seat, or creates one that you host at "
+        "seat 0, and answers with your view. Every field is optional, with the defaults "
+        "of creating a game: 2-10 seats (4), the target score (500; 0 plays one round) "
+        "and the house rules (all off); quick-match games have no turn timer, are public "
+        "and rated. The game starts by itself as soon as its last seat is taken. "
+        "`bots_after` (5-600 seconds, default 30; null for never) applies when your "
+        "request creates the game: that long after its first seat was taken, its empty "
+        "seats go to greedy bots and it starts (`bots_at` in the view; a game you join "
+        "keeps the time its creator chose). Requests that arrive together fill one game "
+        "before another is opened. Asking again while you wait in a quick-match game "
+        "with the same settings answers that game and changes nothing. Only games made "
+        "by quick match are matched, never games created with `POST /games`. A key the "
+        "body does not take is a 400. Quick-match seats count towards the 10 waiting or "
+        "running games you may sit in.",
+        request=MatchmakingIn,
+        examples=MATCHMAKING_EXAMPLES,
+        parameters=IDEMPOTENT_HEADERS,
+        responses={
+            200: GameViewOut,
+            **error_responses(
+                400,
+                401,
+                409,
+                415,
+                422,
+                429,
+                descriptions={
+                    400: "invalid_request: a field out of its range or of the wrong type, "
+                    "an unknown rule, or a key the body does not take (`details.fields` "
+                    "names each)",
+                    409: "too_many_games (you already sit in 10 waiting or running "
+                    "games) or idempotency_key_in_use",
+                },
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        def find() -> Response:
+            body = _validated(MatchmakingIn, request.data)
+            outcome = services.match_find(player=current_player(request), **body)
+            return _view_response(outcome, request)
+
+        return idempotent(request, find)
+
+
+class MatchmakingCancelView(APIView):
+    @extend_schema(
+        operation_id="matchmaking_cancel",
+        summary="Stop waiting for a quick match",
+        description="Leaves every quick-match game you wait in (as `POST "
+        "/games/{id}/leave` does before a start: later seats move up, the host role "
+        "passes on, a game left without humans is abandoned) and answers with their ids "
+        "as `left`. A quick-match game that has started is left with `POST "
+        "/games/{id}/leave` instead. No body.",
+        request=None,
+        parameters=IDEMPOTENT_HEADERS,
+        responses={
+            200: MatchCancelOut,
+            **error_responses(
+                400,
+                401,
+                409,
+                422,
+                429,
+                descriptions={
+                    409: "wrong_phase (you wait in no quick-match game) or idempotency_key_in_use",
+                },
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        def cancel() -> Response:
+            left = services.match_cancel(player=current_player(request))
+            return Response({"left": [str(game_id) for game_id in left]})
+
+        return idempotent(request, cancel)
 
 
 class GameBotsView(APIView):

@@ -20,6 +20,7 @@ BOT_TURN = "games.bot_turn"
 TURN_TIMEOUT = "games.turn_timeout"
 SWEEP = "games.sweep_overdue"
 PAUSE_EXPIRY = "games.pause_expired"
+MATCH_BOTS = "games.quick_match_bots"
 PURGE_IDEMPOTENCY = "games.purge_idempotency_records"
 PURGE_STREAM_TICKETS = "games.purge_stream_tickets"
 

@@ -93,6 +93,13 @@ class Game(models.Model):
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
+    # A quick-match game (`services.match_find`) carries the settings it is matched
+    # on, e.g. "4:500:jump_in,stacking" (seats, target score, the house rules on);
+    # NULL for every other game, which quick match never joins.
+    match_key = models.CharField(max_length=128, null=True, blank=True, db_index=True)  # noqa: DJ001
+    # While a quick-match game waits: when its empty seats go to bots and it starts
+    # (its first seat's time plus the creator's `bots_after`); NULL for never.
+    bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -66,6 +66,12 @@ def game_view(
         # The code is for the players to pass on: a spectator who holds it sees null.
         "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
+        "quick_match": game.match_key is not None,
+        "bots_at": (
+            game.bots_at.isoformat()
+            if game.bots_at is not None and game.status == GameStatus.WAITING
+            else None
+        ),
     }
     if game.state is None:
         view["seats"] = [

@@ -173,6 +173,35 @@ def expired_pauses(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUI
     return list(rows.order_by("paused_until").values_list("id", "version")[:limit])
 
 
+def quick_matches_waiting_for(player: Player, *, key: str | None = None) -> list[uuid.UUID]:
+    """The ids of the waiting quick-match games `player` sits in (with settings `key`
+    only, when given), oldest first."""
+    games = Game.objects.filter(
+        status=GameStatus.WAITING,
+        match_key__isnull=False,
+        seats__player=player,
+        seats__bot__isnull=True,
+    )
+    if key is not None:
+        games = games.filter(match_key=key)
+    return list(games.order_by("created_at", "pk").values_list("pk", flat=True))
+
+
+def quick_match_candidates(key: str, *, limit: int) -> list[uuid.UUID]:
+    """The ids of the oldest waiting quick-match games with settings `key`, oldest
+    first: where quick match seats a player."""
+    games = Game.objects.filter(
+        status=GameStatus.WAITING, match_key=key, visibility=Visibility.PUBLIC
+    )
+    return list(games.order_by("created_at", "pk").values_list("pk", flat=True)[:limit])
+
+
+def overdue_quick_matches(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:
+    """(id, version) of waiting quick-match games whose bots are due."""
+    rows = Game.objects.filter(status=GameStatus.WAITING, bots_at__lte=now)
+    return list(rows.order_by("bots_at").values_list("id", "version")[:limit])
+
+
 def last_sweep_age(now: dt.datetime) -> float | None:
     """Seconds since the sweeper last ran (beat sends it), or None if it never did."""
     at = Heartbeat.objects.filter(name=Heartbeat.SWEEP).values_list("at", flat=True).first()

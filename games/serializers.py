@@ -18,6 +18,7 @@ from games.engine.vocabulary import VOCABULARY, Direction
 from games.event_schema import EventSchemas
 from games.invites import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
 from games.models import BotStrategy, GameStatus, Visibility
+from games.services import DEFAULT_BOTS_AFTER, MAX_BOTS_AFTER, MIN_BOTS_AFTER
 from unoservice.fields import (
     QueryIntegerField,
     StrictBooleanField,
@@ -81,6 +82,48 @@ class GameCreateIn(StrictSerializer):
         "holders of its invite code",
     )
     rated = StrictBooleanField(default=True, help_text="whether the game counts for ratings")
+
+
+class MatchmakingIn(StrictSerializer):
+    max_players = StrictIntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS, default=4)
+    target_score = StrictIntegerField(min_value=0, max_value=MAX_TARGET_SCORE, default=500)
+    rules = RulesIn(required=False)
+    bots_after = StrictIntegerField(
+        min_value=MIN_BOTS_AFTER,
+        max_value=MAX_BOTS_AFTER,
+        allow_null=True,
+        default=DEFAULT_BOTS_AFTER,
+        help_text="seconds after the game's first seat was taken before its empty seats "
+        "go to greedy bots and it starts, when this request creates the game; null: never",
+    )
+
+
+MATCHMAKING_EXAMPLES = [
+    OpenApiExample(
+        "Four seats, 500 points, bots after 30 s",
+        value={"max_players": 4, "target_score": 500, "rules": {}, "bots_after": 30},
+        description="The defaults, spelt out: an empty body asks for the same.",
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Two players, one round, stacking, humans only",
+        value={
+            "max_players": 2,
+            "target_score": 0,
+            "rules": {"stacking": True},
+            "bots_after": None,
+        },
+        description="Waits for a second human however long it takes (until cancelled).",
+        request_only=True,
+    ),
+]
+
+
+class MatchCancelOut(serializers.Serializer[Any]):
+    left = serializers.ListField(
+        child=serializers.UUIDField(),
+        help_text="the waiting quick-match games you left, oldest first",
+    )
 
 
 class JoinByCodeIn(StrictSerializer):
@@ -440,6 +483,15 @@ class GameViewOut(serializers.Serializer[Any]):
         allow_null=True,
         help_text="once the game is over and one of its players asked for the next game "
         "with the same settings: that game's id; otherwise null",
+    )
+    quick_match = serializers.BooleanField(
+        help_text="whether the game was made by quick match (`POST /matchmaking`), which "
+        "starts it by itself once full"
+    )
+    bots_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="while a quick-match game waits: when its empty seats go to greedy bots "
+        "and it starts; null otherwise, or when it waits for humans only",
     )
     last_seq = _count_field()
     you = YouOut(allow_null=True)

@@ -9,9 +9,11 @@ by exactly one. A rejected request raises a `ServiceError` and changes nothing.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 import random
 import secrets
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -90,6 +92,13 @@ OVER_STATUSES = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 # The reason a game gets when its last human leaves and nobody may resume a seat.
 LAST_PLAYER_LEFT = "the last player left"
+
+# Quick match (`match_find`): seconds after a game's first seat was taken before its
+# empty seats go to bots, when the request does not say (null there means never).
+DEFAULT_BOTS_AFTER = 30
+MIN_BOTS_AFTER, MAX_BOTS_AFTER = 5, 600
+# The oldest waiting quick-match games with the same settings one request looks at.
+MATCH_CANDIDATES = 10
 
 
 @dataclass
@@ -340,8 +349,11 @@ def _game_insert(
     host_plays: bool,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
+    match_key: str | None = None,
+    bots_after: int | None = None,
 ) -> Outcome:
-    """Insert a waiting game (the caller holds the transaction)."""
+    """Insert a waiting game (the caller holds the transaction). A quick-match game
+    has its `match_key`, and its bots come `bots_after` seconds from now."""
     try:
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
@@ -360,6 +372,8 @@ def _game_insert(
             seating=[seating_entry(host, None)] if host_plays else [],
             visibility=visibility,
             rated=rated,
+            match_key=match_key,
+            bots_at=None if bots_after is None else now + dt.timedelta(seconds=bots_after),
         )
         events: list[Event] = []
         if host_plays:
@@ -426,16 +440,62 @@ def _seat_next(
     event_type: EventType,
     data: Mapping[str, Any],
 ) -> list[Event]:
-    """Take the next free seat of the locked, waiting `game` and record it."""
+    """Take the next free seat of the locked, waiting `game` and record it. A
+    quick-match game that this fills starts at once, in the same change."""
+    items = [_take_seat(game, player, bot, event_type, data)]
+    now = timezone.now()
+    if game.match_key is not None and len(game.seating) == game.max_players:
+        return _deal(game, items, now).events
+    events = _append(game, items, now)
+    _save(game, ["seating"])
+    _arm_match_bots(game)
+    return events
+
+
+def _take_seat(
+    game: Game,
+    player: Player | None,
+    bot: str | None,
+    event_type: EventType,
+    data: Mapping[str, Any],
+) -> engine.Event:
+    """Seat `player` or `bot` at the next free seat of the locked, waiting `game` (its
+    Seat row and `game.seating`; the caller saves the game); returns the event that
+    says so."""
     number = len(game.seating)
     if number >= game.max_players:
         raise GameFull(f"all {game.max_players} seats are taken")
     Seat.objects.create(game=game, seat=number, player=player, bot=bot)
     game.seating = [*game.seating, seating_entry(player, bot)]
-    seated = engine.Event(event_type, number, data, None)
-    events = _append(game, [seated], timezone.now())
-    _save(game, ["seating"])
-    return events
+    return engine.Event(event_type, number, data, None)
+
+
+def _deal(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> Outcome:
+    """Start the locked, waiting `game` with the seats it has: deal round 1 and save,
+    `items` (seats just taken) logged first, as one change."""
+    config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
+    state, engine_events = engine.new_game(config, game.seed)
+    game.status = GameStatus.PLAYING
+    game.started_at = now
+    game.bots_at = None
+    events = _store(
+        game,
+        state,
+        [*items, *engine_events],
+        now,
+        turn_changed=True,
+        fields=["started_at", "bots_at", "seating"],
+    )
+    return Outcome(game, events, state)
+
+
+def _arm_match_bots(game: Game) -> None:
+    """On commit, send the quick-match bots' task for the saved game's version, while
+    it waits with a `bots_at` (the sweeper is the backstop)."""
+    if game.status == GameStatus.WAITING and game.bots_at is not None:
+        dispatch.send_on_commit(
+            dispatch.MATCH_BOTS, game.pk, game.version, eta=game.bots_at + TIMER_SLACK
+        )
 
 
 def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome:
@@ -488,13 +548,7 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
             raise WrongPhaseError("the game has already started")
         if len(game.seating) < 2:
             raise WrongPhaseError("a game needs at least 2 seats to start")
-        config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
-        state, engine_events = engine.new_game(config, game.seed)
-        now = timezone.now()
-        game.status = GameStatus.PLAYING
-        game.started_at = now
-        events = _store(game, state, engine_events, now, turn_changed=True, fields=["started_at"])
-    return Outcome(game, events, state)
+        return _deal(game, [], timezone.now())
 
 
 def game_leave(*, game_id: Any, player: Player) -> Outcome:
@@ -504,44 +558,51 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
     human left the game pauses when a timed-out player may still resume, and is
     abandoned otherwise. Locks the game row."""
     with transaction.atomic():
-        game, seats, seat = _lock_for_seat_holder(game_id, player, OPEN_STATUSES)
-        now = timezone.now()
-        round_no = _round_of(game)
-        left = PlayerLeftData(player=_player(player))
-        items = [engine.Event("player_left", seat.seat, left, round_no)]
-        if game.status == GameStatus.WAITING:
-            seat.delete()
-            remaining = [s for s in seats if s.pk != seat.pk]
-            for number, other in enumerate(remaining):
-                if other.seat != number:
-                    other.seat = number
-                    other.save(update_fields=["seat"])
-            seats = remaining
-            if game.host_id == player.pk:
-                humans = [s.player_id for s in seats if s.player_id is not None and s.bot is None]
-                if humans:
-                    game.host_id = humans[0]
-            game.seating = [s.seating_entry() for s in seats]
-        elif seat.bot is None:
-            items.append(_hand_to_bot(game, seat, round_no, timed_out=False))
-        else:
-            seat.timed_out = False
-            seat.save(update_fields=["timed_out"])
-        items += _without_humans(game, seats, now)
-        if game.state is None:
-            game.turn_deadline = game.bot_due_at = None
-            events = _append(game, items, now)
-            _save(game, ["status", "host_id", "finished_at", "seating", "turn_deadline"])
-        else:
-            state = GameState.from_snapshot(game.state)
-            events = _store(
-                game,
-                state,
-                items,
-                now,
-                turn_changed=False,
-                fields=["host_id", "seating", "paused_until"],
-            )
+        return _leave(game_id, player, OPEN_STATUSES)
+
+
+def _leave(game_id: Any, player: Player, statuses: Sequence[str]) -> Outcome:
+    """`game_leave` of a game whose status is one of `statuses` (else
+    `WrongPhaseError`), in the caller's transaction; locks the game row."""
+    game, seats, seat = _lock_for_seat_holder(game_id, player, statuses)
+    now = timezone.now()
+    round_no = _round_of(game)
+    left = PlayerLeftData(player=_player(player))
+    items = [engine.Event("player_left", seat.seat, left, round_no)]
+    if game.status == GameStatus.WAITING:
+        seat.delete()
+        remaining = [s for s in seats if s.pk != seat.pk]
+        for number, other in enumerate(remaining):
+            if other.seat != number:
+                other.seat = number
+                other.save(update_fields=["seat"])
+        seats = remaining
+        if game.host_id == player.pk:
+            humans = [s.player_id for s in seats if s.player_id is not None and s.bot is None]
+            if humans:
+                game.host_id = humans[0]
+        game.seating = [s.seating_entry() for s in seats]
+    elif seat.bot is None:
+        items.append(_hand_to_bot(game, seat, round_no, timed_out=False))
+    else:
+        seat.timed_out = False
+        seat.save(update_fields=["timed_out"])
+    items += _without_humans(game, seats, now)
+    if game.state is None:
+        game.turn_deadline = game.bot_due_at = None
+        events = _append(game, items, now)
+        _save(game, ["status", "host_id", "finished_at", "seating", "turn_deadline"])
+        _arm_match_bots(game)
+    else:
+        state = GameState.from_snapshot(game.state)
+        events = _store(
+            game,
+            state,
+            items,
+            now,
+            turn_changed=False,
+            fields=["host_id", "seating", "paused_until"],
+        )
     return Outcome(game, events)
 
 
@@ -716,17 +777,18 @@ def _lock_when_due(
     version: int,
     moment: Callable[[Game], dt.datetime | None],
     skip_locked: bool,
+    status: str = GameStatus.PLAYING,
 ) -> tuple[Game, dt.datetime] | None:
     """Lock the game of a timer armed at `version` and return it with the time now,
-    or None when it is gone, locked elsewhere (with `skip_locked`), no longer running
-    at `version`, or the timer's `moment` has not come."""
+    or None when it is gone, locked elsewhere (with `skip_locked`), no longer in
+    `status` (running) at `version`, or the timer's `moment` has not come."""
     try:
         game = _lock_game(game_id, skip_locked=skip_locked)
     except NotFound:
         return None
     now = timezone.now()
     when = moment(game)
-    if game.status != GameStatus.PLAYING or game.version != version or when is None or when > now:
+    if game.status != status or game.version != version or when is None or when > now:
         return None
     return game, now
 
@@ -753,6 +815,131 @@ def _abandon(game: Game, now: dt.datetime, reason: str) -> Outcome:
 
 def _round_of(game: Game) -> int | None:
     return game.state["round"] if game.state is not None else None
+
+
+# -- quick match -------------------------------------------------------------------------
+
+
+def match_key(max_players: int, target_score: int, rules: Rules) -> str:
+    """The settings quick match pairs players on, as `Game.match_key` stores them:
+    seats, target score and the house rules that are on, in a fixed order (the other
+    settings of a quick-match game are always the defaults)."""
+    on = ",".join(sorted(name for name, value in rules.to_json().items() if value))
+    return f"{max_players}:{target_score}:{on}"
+
+
+def _lock_match(key: str) -> None:
+    """Serialize quick match per settings until the caller's transaction ends: on
+    PostgreSQL a transaction-level advisory lock keyed by a 64-bit hash of `key` (a
+    hash collision only makes two settings wait for each other). SQLite lets one
+    writer at a time anyway."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"quick-match\x00{key}".encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
+        )
+
+
+def match_find(
+    *,
+    player: Player,
+    max_players: int = 4,
+    target_score: int = 500,
+    rules: dict[str, bool] | None = None,
+    bots_after: int | None = DEFAULT_BOTS_AFTER,
+) -> Outcome:
+    """Quick match: seat `player` in the oldest public waiting quick-match game with
+    exactly these settings that has room, or create one they host, whose empty seats
+    go to bots `bots_after` seconds from now (None: never). A game this fills starts
+    at once. A player already waiting in a quick-match game with these settings gets
+    it back, unchanged.
+
+    Locks, in this order: the settings' advisory lock (`_lock_match`), held to the
+    end of the transaction; then the chosen game's row; then the player's row (the
+    open-game cap). The advisory lock makes requests for the same settings wait for
+    each other, so each sees the seats the one before it took (READ COMMITTED reads
+    what committed before the lock was granted): concurrent requests fill one game
+    before another is opened, and a player cannot be seated twice. Requests for other
+    settings do not wait. The game row is still locked, and its status and room
+    checked again, because leaving, joining by id and the bots' timer change
+    quick-match games without the advisory lock."""
+    if bots_after is not None and not MIN_BOTS_AFTER <= bots_after <= MAX_BOTS_AFTER:
+        raise InvalidRequest(
+            f"bots_after must be {MIN_BOTS_AFTER}-{MAX_BOTS_AFTER} seconds, or null for never"
+        )
+    try:
+        parsed_rules = Rules.from_json(rules or {})
+        GameConfig(max_players, target_score, parsed_rules)
+    except EngineError as error:
+        raise from_engine(error) from None
+    key = match_key(max_players, target_score, parsed_rules)
+    with transaction.atomic():
+        _lock_match(key)
+        waiting = selectors.quick_matches_waiting_for(player, key=key)
+        if waiting:
+            return Outcome(selectors.game_by_id(waiting[0]), [])
+        for game_id in selectors.quick_match_candidates(key, limit=MATCH_CANDIDATES):
+            game = _lock_game(game_id)
+            if game.status != GameStatus.WAITING or len(game.seating) >= game.max_players:
+                continue
+            _check_open_games(player)
+            joined = PlayerJoinedData(player=_player(player))
+            events = _seat_next(game, player, None, "player_joined", joined)
+            return Outcome(game, events)
+        _check_open_games(player)
+        created = _game_insert(
+            host=player,
+            max_players=max_players,
+            target_score=target_score,
+            turn_timeout=None,
+            rules=parsed_rules.to_json(),
+            seed=None,
+            host_plays=True,
+            match_key=key,
+            bots_after=bots_after,
+        )
+        _arm_match_bots(created.game)
+    return created
+
+
+def match_cancel(*, player: Player) -> list[uuid.UUID]:
+    """Leave every waiting quick-match game `player` sits in (`game_leave`), oldest
+    first; returns their ids. `WrongPhaseError` when there is none. Locks each of
+    those game rows in turn, oldest first (so two cancels cannot deadlock), and
+    skips a game that started or that the player left meanwhile."""
+    with transaction.atomic():
+        left = []
+        for game_id in selectors.quick_matches_waiting_for(player):
+            try:
+                _leave(game_id, player, (GameStatus.WAITING,))
+            except (WrongPhaseError, Forbidden):
+                continue
+            left.append(game_id)
+        if not left:
+            raise WrongPhaseError("you are not waiting in any quick match")
+    return left
+
+
+def match_bots_fill(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+    """Give the empty seats of a waiting quick-match game to `REPLACEMENT_BOT`s and
+    start it, once its `bots_at` has come. Locks the game row (with `skip_locked`, a
+    game locked elsewhere is left for a later sweep). Does nothing (returns None)
+    when the game is not waiting at `version` or its time has not come."""
+    with transaction.atomic():
+        due = _lock_when_due(
+            game_id, version, lambda game: game.bots_at, skip_locked, GameStatus.WAITING
+        )
+        if due is None:
+            return None
+        game, now = due
+        added = BotAddedData(strategy=REPLACEMENT_BOT)
+        items = [
+            _take_seat(game, None, REPLACEMENT_BOT, "bot_added", added)
+            for _ in range(len(game.seating), game.max_players)
+        ]
+        return _deal(game, items, now)
 
 
 # -- play ------------------------------------------------------------------------------
@@ -908,12 +1095,14 @@ class Swept(NamedTuple):
     timeouts: int
     bot_moves: int
     pauses_ended: int
+    quick_matches_started: int
 
 
 def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
     """The backstop of the timers: apply every overdue turn timeout, move every bot
-    overdue by more than `bot_grace` (its task was lost), and abandon every game
-    whose pause ran out. Each game is locked with skip_locked in its own
+    overdue by more than `bot_grace` (its task was lost), abandon every game
+    whose pause ran out, and give bots the empty seats of every quick-match game
+    whose `bots_at` came. Each game is locked with skip_locked in its own
     transaction. First, the sweep's heartbeat is recorded, in a transaction of its
     own that locks only that row."""
     now = timezone.now()
@@ -930,7 +1119,11 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
         game_pause_expire(game_id=game_id, version=version, skip_locked=True) is not None
         for game_id, version in selectors.expired_pauses(now)
     )
-    return Swept(timeouts, moved, ended)
+    started = sum(
+        match_bots_fill(game_id=game_id, version=version, skip_locked=True) is not None
+        for game_id, version in selectors.overdue_quick_matches(now)
+    )
+    return Swept(timeouts, moved, ended, started)
 
 
 # -- stream tickets ----------------------------------------------------------------------

@@ -37,14 +37,25 @@ def pause_expired(game_id: str, version: int) -> bool:
     return services.game_pause_expire(game_id=game_id, version=version) is not None
 
 
+@shared_task(name=dispatch.MATCH_BOTS)
+def quick_match_bots(game_id: str, version: int) -> bool:
+    """Seat bots in the quick-match game waiting at `version` and start it, if its
+    time has come."""
+    return services.match_bots_fill(game_id=game_id, version=version) is not None
+
+
 @shared_task(name=dispatch.SWEEP)
 def sweep_overdue() -> dict[str, int]:
-    """Apply overdue timeouts, move overdue bots and end expired pauses (beat runs
-    this every few seconds)."""
+    """Apply overdue timeouts, move overdue bots, end expired pauses and start the
+    quick matches whose bots are due (beat runs this every few seconds)."""
     grace = dt.timedelta(seconds=settings.TURN_SWEEP_SECONDS)
     swept = services.sweep_overdue(bot_grace=grace)
     if any(swept):
-        log.info("sweep: %d timeouts applied, %d overdue bot moves, %d pauses ended", *swept)
+        log.info(
+            "sweep: %d timeouts applied, %d overdue bot moves, %d pauses ended,"
+            " %d quick matches started with bots",
+            *swept,
+        )
     return swept._asdict()
 
 

@@ -6,6 +6,8 @@ urlpatterns = [
     path("games", api.GamesView.as_view(), name="games"),
     # Before `games/<id>`, which would take "join" for a game id.
     path("games/join", api.GameJoinByCodeView.as_view(), name="games-join-by-code"),
+    path("matchmaking", api.MatchmakingView.as_view(), name="matchmaking"),
+    path("matchmaking/cancel", api.MatchmakingCancelView.as_view(), name="matchmaking-cancel"),
     path("games/<str:game_id>", api.GameDetailView.as_view(), name="game"),
     path("games/<str:game_id>/join", api.GameJoinView.as_view(), name="game-join"),
     path("games/<str:game_id>/bots", api.GameBotsView.as_view(), name="game-bots"),

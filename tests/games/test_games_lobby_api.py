@@ -31,6 +31,8 @@ VIEW_KEYS = {
     "rated",
     "invite_code",
     "created_at",
+    "quick_match",
+    "bots_at",
     "seats",
     "spectators",
     "round",

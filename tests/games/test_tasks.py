@@ -82,5 +82,15 @@ def test_a_timeout_task_on_a_bot_seat_does_nothing(host):
 def test_the_sweep_task_reports_what_it_applied(host, guest):
     game = human_to_act_game(host, guest)
     with time_machine.travel(game.turn_deadline + dt.timedelta(seconds=1), tick=False):
-        assert tasks.sweep_overdue() == {"timeouts": 1, "bot_moves": 0, "pauses_ended": 0}
-        assert tasks.sweep_overdue() == {"timeouts": 0, "bot_moves": 0, "pauses_ended": 0}
+        assert tasks.sweep_overdue() == {
+            "timeouts": 1,
+            "bot_moves": 0,
+            "pauses_ended": 0,
+            "quick_matches_started": 0,
+        }
+        assert tasks.sweep_overdue() == {
+            "timeouts": 0,
+            "bot_moves": 0,
+            "pauses_ended": 0,
+            "quick_matches_started": 0,
+        }

@@ -1,0 +1,288 @@
+"""Quick match under a crowd: many players asking for a game at the same moment.
+
+    python -m bench.matchmaking --spawn --players 400 --size 4 [--json]
+    python -m bench.matchmaking --url http://127.0.0.1:8000 --players 400 --size 4
+
+With ``--spawn`` it starts the service's server on a fresh private PostgreSQL
+database (bench/serve.py; default ``uno_bench``, dropped first); with ``--url`` it
+talks to a server already running (with rate limits lifted, as bench/serve.py
+sets them). Then:
+
+1. ``--players`` players sign up (``POST /players``), a few at a time.
+2. Every player asks for a quick match at once (``POST /matchmaking``, ``--size``
+   seats, bots never), one thread and one connection each, released together by a
+   barrier. Each request's latency is its round trip.
+3. Each player then polls its game (``GET /games/{id}``, every ``--poll`` seconds)
+   until the view says ``playing``: the time from its request to that is the time
+   to a started game. The player whose request filled the table sees ``playing`` in
+   the answer itself. (A lobby stream, ``GET /players/me/stream``, would tell a
+   player at once; the benchmark says whether the server has one, and polls either
+   way.) The players of the remainder's game, which cannot fill, stop polling once
+   every other player sees a game playing.
+4. It checks the outcome: every player seated exactly once, ``players // size``
+   games full and playing, and at most one game left waiting (with the remainder,
+   when ``--players`` is not a multiple of ``--size``).
+
+Prints the figures (``--json``: one JSON object) and exits 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from bench.serve import DEFAULT_DATABASE_URL, DEFAULT_THREADS, DEFAULT_WORKERS, server
+
+API = "/api/v1"
+SIGN_UP_THREADS = 8
+START_TIMEOUT = 120.0
+
+
+class Client:
+    """One keep-alive HTTP connection to the server, for one thread."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.token = token
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        payload = None if body is None else json.dumps(body)
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, API + path, payload, headers)
+                response = self.conn.getresponse()
+                raw = response.read()
+                break
+            except (ConnectionError, http.client.HTTPException):
+                self.conn.close()
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+                if attempt == 2:
+                    raise
+        return response.status, json.loads(raw) if raw else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@dataclass
+class Player:
+    name: str
+    token: str
+    status: int = 0
+    error: str | None = None
+    game: str | None = None
+    request_ms: float | None = None
+    to_playing_ms: float | None = None
+    answered_playing: bool = False
+
+
+def sign_up(url: str, count: int) -> list[Player]:
+    players: list[Player | None] = [None] * count
+    lock = threading.Lock()
+    next_index = [0]
+
+    def work() -> None:
+        client = Client(url)
+        try:
+            while True:
+                with lock:
+                    index = next_index[0]
+                    next_index[0] += 1
+                if index >= count:
+                    return
+                name = f"QM{index}"
+                status, body = client.call("POST", "/players", {"name": name})
+                if status != 201:
+                    raise SystemExit(f"sign-up answered {status}: {body}")
+                players[index] = Player(name, body["token"])
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=work) for _ in range(SIGN_UP_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [p for p in players if p is not None]
+
+
+def ask_all(url: str, players: list[Player], size: int, poll: float) -> None:
+    barrier = threading.Barrier(len(players))
+    # Once every player who can be in a full game sees it playing, the rest (the
+    # remainder's game, which never fills) stop polling.
+    can_play = len(players) // size * size
+    playing = [0]
+    lock = threading.Lock()
+    all_playing = threading.Event()
+
+    def saw_playing() -> None:
+        with lock:
+            playing[0] += 1
+            if playing[0] >= can_play:
+                all_playing.set()
+
+    def ask(player: Player) -> None:
+        client = Client(url, player.token)
+        try:
+            client.call("GET", "/players/me")  # open the connection before the start
+            barrier.wait(timeout=START_TIMEOUT)
+            started = time.perf_counter()
+            status, body = client.call(
+                "POST", "/matchmaking", {"max_players": size, "bots_after": None}
+            )
+            player.request_ms = (time.perf_counter() - started) * 1000
+            player.status = status
+            if status != 200:
+                player.error = (body or {}).get("error", {}).get("code", str(status))
+                return
+            player.game = body["id"]
+            player.answered_playing = body["status"] == "playing"
+            view = body
+            deadline = started + START_TIMEOUT
+            while view["status"] != "playing" and time.perf_counter() < deadline:
+                if all_playing.wait(poll):
+                    return
+                _, view = client.call("GET", f"/games/{player.game}")
+            if view["status"] == "playing":
+                player.to_playing_ms = (time.perf_counter() - started) * 1000
+                saw_playing()
+        except Exception as error:  # reported in the figures
+            player.error = type(error).__name__
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=ask, args=(p,)) for p in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def percentiles(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "p90": None, "p99": None, "max": None}
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return {"p50": ordered[0], "p90": ordered[0], "p99": ordered[0], "max": ordered[0]}
+    cuts = statistics.quantiles(ordered, n=100, method="inclusive")
+    return {
+        "p50": round(cuts[49], 1),
+        "p90": round(cuts[89], 1),
+        "p99": round(cuts[98], 1),
+        "max": round(ordered[-1], 1),
+    }
+
+
+def outcome(url: str, players: list[Player], size: int) -> dict[str, Any]:
+    """Read every game the players landed in and check the table counts."""
+    by_game = Counter(p.game for p in players if p.game is not None)
+    client = Client(url, players[0].token)
+    statuses: Counter[str] = Counter()
+    seat_counts: dict[str, int] = {}
+    seated_names: Counter[str] = Counter()
+    try:
+        for game_id in by_game:
+            _, view = client.call("GET", f"/games/{game_id}")
+            statuses[view["status"]] += 1
+            seat_counts[game_id] = len(view["seats"])
+            for seat in view["seats"]:
+                if seat["player"] is not None and seat["bot"] is None:
+                    seated_names[seat["player"]["name"]] += 1
+    finally:
+        client.close()
+    full_started = sum(1 for game_id in by_game if seat_counts[game_id] == size)
+    expected_full, remainder = divmod(len(players), size)
+    waiting = statuses.get("waiting", 0)
+    checks = {
+        "every_player_seated_once": sorted(seated_names) == sorted(p.name for p in players)
+        and set(seated_names.values()) == {1},
+        "full_games_started": statuses.get("playing", 0) == expected_full
+        and full_started == expected_full,
+        "none_half_filled": waiting == (1 if remainder else 0),
+        "no_errors": not any(p.error for p in players),
+    }
+    return {
+        "games": len(by_game),
+        "games_by_status": dict(statuses),
+        "full_games": full_started,
+        "expected_full_games": expected_full,
+        "left_waiting": waiting,
+        "checks": checks,
+    }
+
+
+def run(url: str, count: int, size: int, poll: float) -> dict[str, Any]:
+    probe = Client(url)
+    try:
+        lobby_status, _ = probe.call("GET", "/players/me/stream")
+    finally:
+        probe.close()
+    players = sign_up(url, count)
+    started = time.perf_counter()
+    ask_all(url, players, size, poll)
+    wall = time.perf_counter() - started
+    figures = outcome(url, players, size)
+    errors = Counter(p.error for p in players if p.error)
+    return {
+        "players": count,
+        "size": size,
+        "wall_seconds": round(wall, 2),
+        "request_ms": percentiles([p.request_ms for p in players if p.request_ms is not None]),
+        "to_playing_ms": percentiles(
+            [p.to_playing_ms for p in players if p.to_playing_ms is not None]
+        ),
+        "answered_playing": sum(p.answered_playing for p in players),
+        "to_playing_measured_by": f"polling GET /games/{{id}} every {poll * 1000:.0f} ms",
+        # 404: the server has no lobby stream; 401 or 200: it has one (not used here).
+        "lobby_stream_available": lobby_status != 404,
+        "errors": dict(errors),
+        **figures,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=400)
+    parser.add_argument("--size", type=int, default=4, help="seats per game (2-10)")
+    parser.add_argument("--poll", type=float, default=0.05, help="seconds between polls")
+    parser.add_argument("--spawn", action="store_true", help="start a server of its own")
+    parser.add_argument("--url", help="a running server (without --spawn)")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if not 2 <= args.size <= 10 or args.players < 1:
+        parser.error("--size is 2-10 and --players at least 1")
+    if args.spawn:
+        with server(args.database_url, args.workers, args.threads) as running:
+            result = run(running.url, args.players, args.size, args.poll)
+            result["server"] = running.description
+    elif args.url:
+        result = run(args.url, args.players, args.size, args.poll)
+    else:
+        parser.error("give --spawn or --url")
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0 if all(result["checks"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

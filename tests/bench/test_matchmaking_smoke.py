@@ -1,0 +1,65 @@
+"""The quick-match benchmark, briefly: the command as CI runs it, with a server and
+database of its own (bench/serve.py), and the parts of it that need no server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from bench import matchmaking
+from bench.serve import BASE_DIR
+
+# Its own database, dropped and made again by every run: not the test database,
+# and not the uno_bench of a full benchmark someone may be running by hand.
+SMOKE_DATABASE = "uno_bench_matchmaking_smoke"
+
+
+def smoke_database_url() -> str:
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit((*parts[:2], f"/{SMOKE_DATABASE}", "", ""))
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_the_matchmaking_benchmark_seats_everyone_in_full_started_games():
+    command = [
+        sys.executable,
+        "-m",
+        "bench.matchmaking",
+        "--spawn",
+        "--players",
+        "18",
+        "--size",
+        "4",
+        "--json",
+        "--database-url",
+        smoke_database_url(),
+    ]
+    done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=150)
+
+    assert done.returncode == 0, done.stderr[-3000:] or done.stdout[-3000:]
+    result = json.loads(done.stdout)
+    assert result["checks"] == {
+        "every_player_seated_once": True,
+        "full_games_started": True,
+        "none_half_filled": True,
+        "no_errors": True,
+    }
+    assert result["games_by_status"] == {"playing": 4, "waiting": 1}  # 18 = 4 x 4 + 2
+    assert result["answered_playing"] == 4  # the request that filled each game
+    assert 0 < result["request_ms"]["p50"] <= result["request_ms"]["max"]
+    assert 0 < result["to_playing_ms"]["p50"] <= result["to_playing_ms"]["max"]
+    assert result["server"]["server"] == "uno"
+
+
+def test_percentiles_of_no_samples_are_none_and_of_one_sample_that_sample():
+    assert matchmaking.percentiles([]) == {"p50": None, "p90": None, "p99": None, "max": None}
+    assert matchmaking.percentiles([3.0])["p99"] == 3.0
+    figures = matchmaking.percentiles([float(n) for n in range(1, 101)])
+    assert figures["p50"] == pytest.approx(50.5)
+    assert figures["max"] == 100.0
