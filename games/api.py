@@ -19,7 +19,7 @@ from games import presenters, privacy, replay, selectors, services
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.errors import from_engine
-from games.live import access, sse
+from games.live import access, lobby, sse
 from games.live.hub import Snapshot
 from games.models import Game, GameStatus
 from games.serializers import (
@@ -697,6 +697,27 @@ class GameReplayView(APIView):
         return Response(table.to_json())
 
 
+_BAD_IDEMPOTENCY_KEY = "invalid_request: an Idempotency-Key that is not 1-255 characters"
+
+
+def _event_stream(body: bytes) -> HttpResponse:
+    """A stream's opening, answered whole (see `GameStreamView`)."""
+    response = HttpResponse(body, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _ticket(request: Request, game_id: Any | None) -> Response:
+    """A new stream ticket of the caller: for the game, or for the lobby (None)."""
+    ticket, expires_at = services.stream_ticket_issue(
+        game_id=game_id, player=current_player(request)
+    )
+    return Response(
+        {"ticket": ticket, "expires_at": expires_at.isoformat()}, status=status.HTTP_201_CREATED
+    )
+
+
 class GameStreamView(APIView):
     """``GET /games/{id}/stream``. The server (`unoservice.asgi`) answers it with a
     live stream before this view is reached; under a plain WSGI server (tests,
@@ -755,12 +776,7 @@ class GameStreamView(APIView):
             return Response(hidden.body, status=hidden.status, headers=hidden.headers)
         state = GameState.from_snapshot(game.state) if game.state is not None else None
         snapshot = Snapshot(game, state, [], selectors.presence_of(game))
-        response = HttpResponse(
-            sse.opening(snapshot, watcher, resume), content_type="text/event-stream; charset=utf-8"
-        )
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"
-        return response
+        return _event_stream(sse.opening(snapshot, watcher, resume))
 
 
 class GameStreamTicketView(APIView):
@@ -785,13 +801,75 @@ class GameStreamTicketView(APIView):
 
         def issue() -> Response:
             _readable(request, game_uuid)
-            ticket, expires_at = services.stream_ticket_issue(
-                game_id=game_uuid, player=current_player(request)
-            )
-            return Response(
-                {"ticket": ticket, "expires_at": expires_at.isoformat()},
-                status=status.HTTP_201_CREATED,
-            )
+            return _ticket(request, game_uuid)
 
         # A ticket is a credential: never stored for a replay.
         return idempotent(request, issue, answer_is_secret=True)
+
+
+class LobbyStreamView(APIView):
+    """``GET /players/me/stream``. The server (`unoservice.asgi`) answers it with a
+    live stream before this view is reached; under a plain WSGI server this view
+    answers with the opening of the stream alone, which an EventSource reopens after
+    `retry`."""
+
+    # The stream's own checks: a bearer token or a lobby ticket.
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes: list[type] = []
+
+    @extend_schema(
+        summary="Follow all your games from the lobby (Server-Sent Events)",
+        description="One stream for a client's lobby: what happens to you across every "
+        "game you sit in, as `match_found`, `game_started`, `your_turn`, `game_finished` "
+        "and `rematch_offered`, each naming the game (read its view to act). It opens "
+        "with `hello` (the games it follows) and a `your_turn` for each game whose turn "
+        "is yours now. Send a bearer token, or a lobby ticket as `ticket` from a "
+        "browser's EventSource. Events have no ids and are not replayed: on reconnection "
+        "the opening says again what you must act on. Errors come as JSON before the "
+        "stream begins; opening a stream counts as one request against your rate limit.",
+        parameters=[
+            OpenApiParameter(
+                "ticket", str, description="a lobby stream ticket, instead of a token"
+            ),
+            *COMMON_HEADERS,
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                description='`retry: 2000`, `event: hello` (`{"games": [ids]}`), then '
+                "`event: <type>` with `data: <json>` for `match_found` `{game}`, "
+                "`game_started` `{game}`, `your_turn` `{game, turn_deadline}`, "
+                "`game_finished` `{game, winner, rating}` and `rematch_offered` "
+                "`{game, by}`; `: ping` at least every 15 s"
+            ),
+            **error_responses(401, 429),
+        },
+    )
+    def get(self, request: Request) -> HttpResponse:
+        checked = access.open_lobby_stream(
+            headers={name.lower(): value for name, value in request.headers.items()},
+            query=request.query_params.dict(),
+            meta=request.META,
+        )
+        if isinstance(checked, access.Refusal):
+            return Response(checked.body, status=checked.status, headers=checked.headers)
+        return _event_stream(lobby.opening(checked))
+
+
+class LobbyStreamTicketView(APIView):
+    @extend_schema(
+        summary="A one-time ticket for the lobby stream from a browser",
+        description="A browser's EventSource cannot send a token: this ticket opens your "
+        "lobby stream (`/players/me/stream?ticket=`) once, within 60 seconds; a game's "
+        "stream does not take it. A ticket is a credential, so its answer is never kept "
+        "for an Idempotency-Key: the same key gets a new ticket. No body.",
+        request=None,
+        parameters=[*IDEMPOTENT_HEADERS],
+        responses={
+            201: StreamTicketOut,
+            **error_responses(400, 401, 429, descriptions={400: _BAD_IDEMPOTENCY_KEY}),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        # A ticket is a credential: never stored for a replay.
+        return idempotent(request, lambda: _ticket(request, None), answer_is_secret=True)

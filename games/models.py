@@ -195,18 +195,22 @@ class Event(models.Model):
 
 
 class StreamTicket(models.Model):
-    """A one-time pass to a game's stream for a browser, whose EventSource cannot
-    send an Authorization header: valid for one player, one game and 60 seconds.
-    Only the ticket's hash is stored."""
+    """A one-time pass to a game's stream (or, with no game, to the player's lobby
+    stream) for a browser, whose EventSource cannot send an Authorization header:
+    valid for one player, one stream and 60 seconds. Only the ticket's hash is
+    stored."""
 
     ticket_hash = models.CharField(max_length=64, unique=True)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    # None: the ticket opens the player's lobby stream, not a game's.
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     expires_at = models.DateTimeField(db_index=True)
     used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return f"stream ticket for {self.game_id} ({self.player_id})"
+        return f"stream ticket for {self.game_id or 'the lobby'} ({self.player_id})"
 
 
 class Heartbeat(models.Model):

@@ -108,6 +108,43 @@ def games_last_seqs(game_ids: Iterable[uuid.UUID]) -> list[tuple[uuid.UUID, int]
     return list(Game.objects.filter(pk__in=list(game_ids)).values_list("pk", "last_seq"))
 
 
+# A lobby stream follows the games its player finished this recently (and that have
+# no rematch yet): a rematch of one of them is news for the lobby.
+LOBBY_RECENT_OVER = dt.timedelta(minutes=10)
+LOBBY_RECENT_GAMES = 20
+
+
+def lobby_games(player: Player, now: dt.datetime) -> tuple[list[uuid.UUID], list[uuid.UUID]]:
+    """What a lobby stream of `player` follows: (the waiting and running games they
+    are one of the players of, the games they played that ended in the last
+    `LOBBY_RECENT_OVER` with no rematch yet, newest first, at most
+    `LOBBY_RECENT_GAMES`)."""
+    held = _seats_held(player)
+    open_ids = list(held.filter(game__status__in=OPEN_STATUSES).values_list("game_id", flat=True))
+    over = held.filter(
+        game__status__in=(GameStatus.FINISHED, GameStatus.ABANDONED),
+        game__started_at__isnull=False,
+        game__rematch__isnull=True,
+        game__finished_at__gte=now - LOBBY_RECENT_OVER,
+    ).order_by("-game__finished_at")
+    return open_ids, list(over.values_list("game_id", flat=True)[:LOBBY_RECENT_GAMES])
+
+
+def open_games_of(player_ids: Iterable[str]) -> dict[str, frozenset[uuid.UUID]]:
+    """For each of these players, the waiting and running games they are one of the
+    players of, in one query: what the hub compares to hear that a player got a new
+    seat without PostgreSQL's notifications."""
+    found: dict[str, set[uuid.UUID]] = {str(pid): set() for pid in player_ids}
+    rows = (
+        Seat.objects.filter(player_id__in=list(found), game__status__in=OPEN_STATUSES)
+        .filter(Q(bot__isnull=True) | Q(timed_out=True))
+        .values_list("player_id", "game_id")
+    )
+    for player_id, game_id in rows:
+        found[str(player_id)].add(game_id)
+    return {pid: frozenset(games) for pid, games in found.items()}
+
+
 def game_with_recent_events(game_id: uuid.UUID, after: int, keep: int) -> tuple[Game, list[Event]]:
     """A game (with its host) and its events after `after`, at most the `keep` newest,
     in order: what a live channel reads when it hears of a change."""

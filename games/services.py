@@ -220,8 +220,10 @@ def _store(
     *,
     turn_changed: bool,
     fields: Sequence[str] = (),
+    seated: Sequence[object] = (),
 ) -> list[Event]:
-    """Save the locked game with its new state, append `items` and arm what comes next."""
+    """Save the locked game with its new state, append `items` and arm what comes next
+    (`seated`: players who just got a seat, as `_save` takes them)."""
     game.state = state.to_snapshot()
     _finish_if_over(game, state, now)
     _set_timers(game, state, now, turn_changed=turn_changed)
@@ -229,21 +231,25 @@ def _store(
     _save(
         game,
         ["state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at", *fields],
+        seated=seated,
     )
     _schedule(game, state, now)
     return events
 
 
-def _save(game: Game, fields: list[str]) -> None:
+def _save(game: Game, fields: list[str], *, seated: Sequence[object] = ()) -> None:
     """Write `fields` of the locked row, `last_seq` and `updated_at`, and bump its
     version, in one UPDATE (`fastsql`: this runs on every move). On PostgreSQL the
     statement also sends the live streams' notification (games.live.notify), which
-    PostgreSQL delivers only if the transaction commits."""
+    PostgreSQL delivers only if the transaction commits, and one per player in
+    `seated` (they just got a seat here: their lobby streams start watching)."""
     game.version += 1
     game.updated_at = timezone.now()
     # Only PostgreSQL has NOTIFY: elsewhere the hub polls for changes.
     notification = (
-        notify.expression(game.pk, game.last_seq) if connection.vendor == "postgresql" else None
+        notify.expression(game.pk, game.last_seq, seated=seated)
+        if connection.vendor == "postgresql"
+        else None
     )
     fastsql.update_fields(game, [*fields, "version", "last_seq", "updated_at"], also=notification)
 
@@ -381,7 +387,18 @@ def _game_insert(
             joined = engine.Event("player_joined", 0, PlayerJoinedData(player=_player(host)), None)
             events = _append(game, [joined], now)
             game.save(update_fields=["last_seq"])
+            _announce_seat(host)
     return Outcome(game, events)
+
+
+def _announce_seat(player: Player) -> None:
+    """Tell the lobby streams of `player` (games.live.hub) that they sit in a new
+    game, when the transaction commits (PostgreSQL; elsewhere the hub polls)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_notify(%s, %s)", [notify.CHANNEL, notify.player_payload(player.pk)]
+            )
 
 
 def _insert_with_code(*, private: bool, **fields: Any) -> Game:
@@ -444,10 +461,11 @@ def _seat_next(
     quick-match game that this fills starts at once, in the same change."""
     items = [_take_seat(game, player, bot, event_type, data)]
     now = timezone.now()
+    seated = [] if player is None else [player.pk]
     if game.match_key is not None and len(game.seating) == game.max_players:
-        return _deal(game, items, now).events
+        return _deal(game, items, now, seated=seated).events
     events = _append(game, items, now)
-    _save(game, ["seating"])
+    _save(game, ["seating"], seated=seated)
     _arm_match_bots(game)
     return events
 
@@ -470,9 +488,11 @@ def _take_seat(
     return engine.Event(event_type, number, data, None)
 
 
-def _deal(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> Outcome:
+def _deal(
+    game: Game, items: Sequence[engine.Event], now: dt.datetime, *, seated: Sequence[object] = ()
+) -> Outcome:
     """Start the locked, waiting `game` with the seats it has: deal round 1 and save,
-    `items` (seats just taken) logged first, as one change."""
+    `items` (seats just taken, by the players `seated`) logged first, as one change."""
     config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
     state, engine_events = engine.new_game(config, game.seed)
     game.status = GameStatus.PLAYING
@@ -485,6 +505,7 @@ def _deal(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> Outcom
         now,
         turn_changed=True,
         fields=["started_at", "bots_at", "seating"],
+        seated=seated,
     )
     return Outcome(game, events, state)
 
@@ -1131,10 +1152,11 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
 STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
 
 
-def stream_ticket_issue(*, game_id: Any, player: Player) -> tuple[str, dt.datetime]:
-    """A ticket that opens `player`'s stream of the game once, within 60 seconds
-    (returned with its expiry; only its hash is kept). Locks nothing: it inserts."""
-    game = selectors.game_get(game_id)
+def stream_ticket_issue(*, game_id: Any | None, player: Player) -> tuple[str, dt.datetime]:
+    """A ticket that opens `player`'s stream of the game (or, with no game, their
+    lobby stream) once, within 60 seconds (returned with its expiry; only its hash
+    is kept). Locks nothing: it inserts."""
+    game = None if game_id is None else selectors.game_get(game_id)
     ticket = secrets.token_urlsafe(32)
     expires_at = timezone.now() + STREAM_TICKET_LIFETIME
     with transaction.atomic():
@@ -1151,14 +1173,16 @@ def stream_tickets_purge() -> int:
     return deleted
 
 
-def stream_ticket_redeem(*, ticket: str, game_id: Any) -> Player | None:
-    """The player of an unused, unexpired ticket for this game, marking it used; None
-    for any other ticket. One UPDATE: two uses at once cannot both succeed."""
+def stream_ticket_redeem(*, ticket: str, game_id: Any | None) -> Player | None:
+    """The player of an unused, unexpired ticket for this game (None: a lobby
+    stream's ticket), marking it used; None for any other ticket. One UPDATE: two
+    uses at once cannot both succeed."""
     now = timezone.now()
     with transaction.atomic():
+        for_stream = Q(game__isnull=True) if game_id is None else Q(game_id=game_id)
         used = StreamTicket.objects.filter(
+            for_stream,
             ticket_hash=hash_token(ticket),
-            game_id=game_id,
             used_at__isnull=True,
             expires_at__gt=now,
         ).update(used_at=now)

@@ -24,6 +24,10 @@ urlpatterns = [
         api.GameStreamTicketView.as_view(),
         name="game-stream-ticket",
     ),
+    path("players/me/stream", api.LobbyStreamView.as_view(), name="lobby-stream"),
+    path(
+        "players/me/stream-ticket", api.LobbyStreamTicketView.as_view(), name="lobby-stream-ticket"
+    ),
     path("games/<str:game_id>/log", api.GameLogView.as_view(), name="game-log"),
     path("games/<str:game_id>/replay", api.GameReplayView.as_view(), name="game-replay"),
 ]

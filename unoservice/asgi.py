@@ -1,7 +1,7 @@
 """The ASGI application: the whole HTTP API on one port.
 
-Game streams and long polls that wait are served here as plain ASGI
-(`games.live.sse`): waiting costs a coroutine, not a thread. Every other request
+Game streams, lobby streams and long polls that wait are served here as plain ASGI
+(`games.live.sse`, `games.live.lobby`): waiting costs a coroutine, not a thread. Every other request
 goes to Django's WSGI application on a pool of threads (`unoservice.wsgi_threads`),
 which serves the synchronous REST API exactly as a WSGI server would.
 
@@ -23,7 +23,7 @@ django.setup()
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from games.live import hub, sse  # noqa: E402
+from games.live import hub, lobby, sse  # noqa: E402
 from unoservice.wsgi_threads import ThreadedWSGI  # noqa: E402
 
 # Threads that run the REST API in each process (UNO_API_THREADS, set by the server
@@ -32,6 +32,7 @@ API_THREADS = int(os.environ.get("UNO_API_THREADS", "4"))
 
 STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
 EVENTS_PATH = re.compile(r"^/api/v1/games/([^/]+)/events$")
+LOBBY_STREAM_PATH = "/api/v1/players/me/stream"
 
 api = ThreadedWSGI(get_wsgi_application(), API_THREADS)
 
@@ -50,6 +51,9 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         found = STREAM_PATH.match(path)
         if found is not None and scope["method"] == "GET":
             await sse.stream(scope, receive, send, found.group(1))
+            return
+        if path == LOBBY_STREAM_PATH and scope["method"] == "GET":
+            await lobby.stream(scope, receive, send)
             return
         found = EVENTS_PATH.match(path)
         if found is not None and sse.wants_to_wait(scope):

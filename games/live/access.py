@@ -6,6 +6,9 @@ member's admin session. The checks and their errors are the API's: 401, 404, 429
 in the usual JSON shape, before any byte of the stream. A private game's stream is
 404 to a watcher who is neither one of its players, nor staff, nor sends its
 invite code as ``code`` (`hidden`, once the game is read).
+
+A player's lobby stream (`open_lobby_stream`) is opened the same ways but the
+staff session: a bearer token, or a ticket issued for the lobby (no game).
 """
 
 from __future__ import annotations
@@ -75,20 +78,52 @@ def open_stream(
         resume = _resume_after(headers, query)
         watcher = _authenticate(parsed_id, headers, query)
         if watcher.player is not None:
-            presence.seen(watcher.player.pk)  # online from the stream's opening view on
-            throttle = PlayerRateThrottle()
-            # The throttle reads only `user` and `META` of a request.
-            request = cast(Request, SimpleNamespace(user=watcher.player, META=meta))
-            if not throttle.allow_request(request, None):
-                wait = max(int(throttle.wait() or 1), 1)
-                return refusal(
-                    RateLimited("too many requests", details={"retry_after": wait}),
-                    {"Retry-After": str(wait)},
-                )
+            _admit(watcher.player, meta)
     except ServiceError as error:
         return refusal(error)
     watcher.code = query.get("code")
     return watcher, parsed_id, resume
+
+
+def open_lobby_stream(
+    *, headers: dict[str, str], query: dict[str, str], meta: dict[str, Any]
+) -> Player | Refusal:
+    """Check a request for a player's lobby stream: the player, or the refusal to
+    answer instead (401 without a token or a lobby ticket, 429 over the rate)."""
+    try:
+        ticket = query.get("ticket")
+        if ticket is not None:
+            player = _redeem(ticket, None)
+            if player is None:
+                raise NotAuthenticated("the ticket is unknown, used, expired or not a lobby's")
+        else:
+            header = headers.get("authorization", "")
+            if not header:
+                raise NotAuthenticated(
+                    "authentication with a player token or a stream ticket is required"
+                )
+            player = bearer_player(header)[0]
+        _admit(player, meta)
+    except ServiceError as error:
+        return refusal(error)
+    return player
+
+
+def _admit(player: Player, meta: dict[str, Any]) -> None:
+    """Mark the player online and count the opening against their rate limit."""
+    presence.seen(player.pk)  # online from the stream's opening on
+    throttle = PlayerRateThrottle()
+    # The throttle reads only `user` and `META` of a request.
+    request = cast(Request, SimpleNamespace(user=player, META=meta))
+    if not throttle.allow_request(request, None):
+        wait = max(int(throttle.wait() or 1), 1)
+        raise RateLimited("too many requests", details={"retry_after": wait})
+
+
+def _redeem(ticket: str, game_id: uuid.UUID | None) -> Player | None:
+    if not 0 < len(ticket) <= MAX_TOKEN_LENGTH:
+        return None
+    return services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
 
 
 def hidden(game: Game, watcher: Watcher, *, meta: dict[str, Any]) -> Refusal | None:
@@ -129,11 +164,7 @@ def _resume_after(headers: dict[str, str], query: dict[str, str]) -> int | None:
 def _authenticate(game_id: uuid.UUID, headers: dict[str, str], query: dict[str, str]) -> Watcher:
     ticket = query.get("ticket")
     if ticket is not None:
-        player = (
-            services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
-            if 0 < len(ticket) <= MAX_TOKEN_LENGTH
-            else None
-        )
+        player = _redeem(ticket, game_id)
         if player is None:
             raise NotAuthenticated("the ticket is unknown, used, expired or for another game")
         return Watcher(player)

@@ -14,6 +14,11 @@ How changes are heard depends on the database:
 - Anything else (the SQLite file of development): one query per `POLL_SECONDS`
   for all the watched games together.
 
+Lobby streams (`games.live.lobby`) also watch a `PlayerChannel` per player, woken
+when that player gets a seat in a game: on PostgreSQL by a player's notification
+sent with the seat; elsewhere the poll compares, in one query, the open games of
+every player with a lobby stream here with what it found last time.
+
 Either way a notification may be lost (a listener reconnecting): every
 `HEAL_SECONDS` one query reads the last seq of every watched game, and a channel
 behind the table catches up.
@@ -43,7 +48,7 @@ from django.db import InterfaceError, OperationalError, connection, connections
 
 from games import selectors
 from games.engine import GameState
-from games.live.notify import CHANNEL, parse_payload
+from games.live.notify import CHANNEL, parse_payload, parse_player_payload
 from games.models import Event, Game
 from unoservice import presence
 
@@ -73,6 +78,12 @@ class Snapshot:
     events: list[Event]  # ascending seq, the last ones up to game.last_seq
     # Who was present when the snapshot was read (what the views it renders show).
     presence: presence.Presence = presence.NOBODY
+
+    @classmethod
+    def of(cls, game: Game) -> Snapshot:
+        """A game as read now, without its events or who is present."""
+        state = GameState.from_snapshot(game.state) if game.state is not None else None
+        return cls(game, state, [])
 
     @property
     def seq(self) -> int:
@@ -110,6 +121,26 @@ class Channel:
             done.set_result(None)
 
 
+@dataclass
+class PlayerChannel:
+    """What this process knows of one player followed by lobby streams: woken when
+    they get a seat in a game (`version` counts the wake-ups)."""
+
+    player_id: str
+    watchers: int = 0
+    # The waiting and running games the player was last found in (the poll's
+    # comparison, where no notification tells of a new seat).
+    games: frozenset[uuid.UUID] = frozenset()
+    version: int = 0
+    changed: asyncio.Future[None] = field(default_factory=lambda: _future())
+
+    def wake(self) -> None:
+        self.version += 1
+        done, self.changed = self.changed, _future()
+        if not done.done():
+            done.set_result(None)
+
+
 class Attendance:
     """One open stream's part in its game's spectator count."""
 
@@ -137,6 +168,7 @@ class Hub:
 
     def __init__(self) -> None:
         self.channels: dict[uuid.UUID, Channel] = {}
+        self.players: dict[str, PlayerChannel] = {}
         self.readers = ThreadPoolExecutor(READER_THREADS, thread_name_prefix="hub-reader")
         self.tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
@@ -215,17 +247,46 @@ class Hub:
                     channel.loading.cancel()
 
     @contextlib.contextmanager
+    def watch_player(self, player_id: str) -> Iterator[PlayerChannel]:
+        """Hold the player's channel while the block runs (a lobby stream)."""
+        channel = self.players.get(player_id)
+        if channel is None:
+            channel = self.players[player_id] = PlayerChannel(player_id)
+        channel.watchers += 1
+        try:
+            yield channel
+        finally:
+            channel.watchers -= 1
+            if channel.watchers == 0:
+                del self.players[player_id]
+
+    def heard_player(self, player_id: str) -> None:
+        """`player_id` got a seat somewhere: wake their lobby streams."""
+        channel = self.players.get(player_id)
+        if channel is not None:
+            channel.wake()
+
+    @contextlib.contextmanager
     def attend(self, channel: Channel, player_id: str | None) -> Iterator[Attendance]:
         """Count a stream open on `channel` in presence while the block runs: the
         heartbeat keeps its player online (`access.open_stream` marked them so), and
         the stream counts as a spectator's while `Attendance.spectating` says so."""
         attendance = Attendance(self, channel)
+        try:
+            with self.present(player_id):
+                yield attendance
+        finally:
+            attendance.spectate(False)
+
+    @contextlib.contextmanager
+    def present(self, player_id: str | None) -> Iterator[None]:
+        """Keep `player_id` online while the block runs (one of their streams is
+        open here)."""
         if player_id is not None:
             self.streaming[player_id] += 1
         try:
-            yield attendance
+            yield
         finally:
-            attendance.spectate(False)
             if player_id is not None:
                 self.streaming[player_id] -= 1
                 if self.streaming[player_id] <= 0:
@@ -320,6 +381,10 @@ class Hub:
                         parsed = parse_payload(note.payload)
                         if parsed is not None:
                             self.heard_from_listener(*parsed)
+                            continue
+                        player_id = parse_player_payload(note.payload)
+                        if player_id is not None:
+                            self.heard_player(player_id)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -341,7 +406,10 @@ class Hub:
                 await self._catch_up()
 
     async def _catch_up(self) -> None:
-        """One query for the last seq of every watched game."""
+        """One query for the last seq of every watched game, and one for the open
+        games of every player a lobby stream follows."""
+        if self.players:
+            await self._catch_up_players()
         ids = list(self.channels)
         if not ids:
             return
@@ -352,6 +420,21 @@ class Hub:
             return
         for game_id, seq in rows:
             self.heard(game_id, seq)
+
+    async def _catch_up_players(self) -> None:
+        player_ids = list(self.players)
+        try:
+            found = await self.read(lambda: selectors.open_games_of(player_ids))
+        except Exception:
+            log.warning("could not read the followed players' games", exc_info=True)
+            return
+        for player_id, games in found.items():
+            channel = self.players.get(player_id)
+            if channel is not None and games != channel.games:
+                new = games - channel.games
+                channel.games = games
+                if new:
+                    channel.wake()
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:

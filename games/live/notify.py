@@ -1,4 +1,6 @@
-"""The notification that a game changed: "game G reached seq N", nothing more.
+"""The notification that a game changed: "game G reached seq N", nothing more; and
+the one that a player's seats changed: "player P sits somewhere new" (what the lobby
+streams of P need to watch one more game).
 
 On PostgreSQL the services send it with ``pg_notify`` inside the change's own
 transaction (folded into the game's UPDATE, so it costs no extra statement), and
@@ -10,18 +12,31 @@ reads the events itself, and one that missed it catches up at its next heal.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 CHANNEL = "uno_game"
+PLAYER_PREFIX = "player "
 
 
 def payload(game_id: object, seq: int) -> str:
     return f"{game_id} {seq}"
 
 
-def expression(game_id: object, seq: int) -> tuple[str, list[object]]:
+def player_payload(player_id: object) -> str:
+    return f"{PLAYER_PREFIX}{player_id}"
+
+
+def expression(
+    game_id: object, seq: int, *, seated: Sequence[object] = ()
+) -> tuple[str, list[object]]:
     """The notification as an SQL expression and its parameters, for the game's
-    UPDATE to evaluate (``unoservice.fastsql.update_fields(also=...)``)."""
-    return "pg_notify(%s, %s)", [CHANNEL, payload(game_id, seq)]
+    UPDATE to evaluate (``unoservice.fastsql.update_fields(also=...)``); with
+    `seated`, one more notification per player who just got a seat in the game."""
+    calls = ", ".join(["pg_notify(%s, %s)"] * (1 + len(seated)))
+    params: list[object] = [CHANNEL, payload(game_id, seq)]
+    for player_id in seated:
+        params += [CHANNEL, player_payload(player_id)]
+    return calls, params
 
 
 def parse_payload(text: str) -> tuple[uuid.UUID, int] | None:
@@ -31,3 +46,10 @@ def parse_payload(text: str) -> tuple[uuid.UUID, int] | None:
         return uuid.UUID(game_id), int(seq)
     except ValueError:
         return None
+
+
+def parse_player_payload(text: str) -> str | None:
+    """The player id of a player's notification, or None for anything else."""
+    if not text.startswith(PLAYER_PREFIX):
+        return None
+    return text[len(PLAYER_PREFIX) :] or None

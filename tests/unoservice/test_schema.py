@@ -200,6 +200,7 @@ def test_every_rate_limited_operation_documents_429_with_retry_after():
             continue
         view = resolve(concrete(path)).func.view_class
         # A stream checks its own credentials and counts itself against the limit.
-        limited = bool(view().get_throttles()) or view is api.GameStreamView
+        streams = (api.GameStreamView, api.LobbyStreamView)
+        limited = bool(view().get_throttles()) or view in streams
         assert limited, f"{method} {path} is not rate limited"
         assert "Retry-After" in operation["responses"]["429"]["headers"], f"{method} {path}"

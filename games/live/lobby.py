@@ -1,0 +1,264 @@
+"""A player's lobby stream (Server-Sent Events) across all their games, as plain ASGI.
+
+The stream follows the games its player sits in (`selectors.lobby_games`, read at
+its opening) through the hub's game channels, so that however many lobby and game
+streams watch a game, each change of it is read once. When a followed game changes,
+the stream compares the game as it is now with what it last saw of it and sends
+the lobby's events (`derive`): nothing is sent for the lobby by the services
+themselves, and nothing is stored for it. A game the player gets a seat in after
+the opening wakes the player's channel of the hub (`PlayerChannel`): the stream
+reads its games again and follows the new ones from their start.
+
+The lobby's events carry game ids: a client reads the game's view (or opens its
+stream) to act. They have no ids and are not replayed on reconnection; the opening
+restates what a client must act on now (`your_turn`, per game whose turn is the
+player's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from games import selectors
+from games.live import access
+from games.live import hub as hub_module
+from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub
+from games.live.sse import (
+    RETRY_MILLISECONDS,
+    STREAM_HEADERS,
+    Receive,
+    Scope,
+    Send,
+    _headers,
+    _json,
+    _meta,
+    _query,
+    _send_json,
+    _until_disconnected,
+    _write,
+)
+from games.models import Event, Game, GameStatus
+from players.models import Player
+from unoservice.errors import NotFound
+
+# A turn, as the lobby tells one from the next: (round, seat to act). It stays the
+# same while the same seat keeps acting (a colour to choose, a drawn card to play).
+Turn = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a lobby stream last saw of one game."""
+
+    seq: int
+    status: str
+    turn: Turn | None  # the player's turn it was, None when it was not theirs
+
+
+# How a game the player got a seat in after the opening is compared: as if it had
+# been seen waiting, with nothing of its log (its seat is news: `match_found`).
+DISCOVERED = Seen(seq=0, status=GameStatus.WAITING, turn=None)
+
+
+def frame(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {_json(data)}\n\n".encode()
+
+
+def _their_turn(snapshot: Snapshot, player: Player) -> Turn | None:
+    """The turn that is `player`'s in this snapshot, if it is theirs."""
+    game, state = snapshot.game, snapshot.state
+    if game.status != GameStatus.PLAYING or state is None:
+        return None
+    seat = game.seat_of(player)
+    to_act = state.to_act
+    if seat is None or to_act != seat:
+        return None
+    return state.round, to_act
+
+
+def seen(snapshot: Snapshot, player: Player) -> Seen:
+    return Seen(snapshot.seq, snapshot.game.status, _their_turn(snapshot, player))
+
+
+def opening_frames(snapshot: Snapshot, player: Player) -> bytes:
+    """What the opening restates of one game: `your_turn` when the turn is theirs."""
+    if _their_turn(snapshot, player) is None:
+        return b""
+    return _your_turn(snapshot.game)
+
+
+def _your_turn(game: Game) -> bytes:
+    # As the game's view shows it.
+    deadline = game.turn_deadline.isoformat() if game.turn_deadline else None
+    return frame("your_turn", {"game": str(game.pk), "turn_deadline": deadline})
+
+
+def derive(before: Seen, snapshot: Snapshot, events: Iterable[Event], player: Player) -> bytes:
+    """The lobby's frames for `player` between what they saw of a game (`before`)
+    and `snapshot`; `events` are the game's events after `before.seq`."""
+    game = snapshot.game
+    game_id = str(game.pk)
+    frames = []
+    if before is DISCOVERED and game.host_id != player.pk:
+        frames.append(frame("match_found", {"game": game_id}))
+    if before.status == GameStatus.WAITING and game.started_at is not None:
+        frames.append(frame("game_started", {"game": game_id}))
+    turn = _their_turn(snapshot, player)
+    if turn is not None and turn != before.turn:
+        frames.append(_your_turn(game))
+    if before.status != GameStatus.FINISHED and game.status == GameStatus.FINISHED:
+        # No rating is kept yet: `rating` is null until there is one.
+        finished = {"game": game_id, "winner": game.winner, "rating": None}
+        frames.append(frame("game_finished", finished))
+    for event in events:
+        by = event.data.get("by") or {}
+        if event.type == "rematch_offered" and by.get("id") != str(player.pk):
+            frames.append(frame("rematch_offered", {"game": event.data["game"], "by": by}))
+    return b"".join(frames)
+
+
+# -- the stream -------------------------------------------------------------------------
+
+
+async def stream(scope: Scope, receive: Receive, send: Send) -> None:
+    """``GET /api/v1/players/me/stream``: the lobby's events of the caller, until
+    they go or the server stops."""
+    live = hub()
+    headers = _headers(scope)
+    checked = await live.read(
+        lambda: access.open_lobby_stream(
+            headers=headers, query=_query(scope), meta=_meta(scope, headers)
+        )
+    )
+    if isinstance(checked, access.Refusal):
+        await _send_json(send, checked.status, checked.body, checked.headers)
+        return
+    player = checked
+    player_id = str(player.pk)
+    disconnected = asyncio.ensure_future(_until_disconnected(receive))
+    try:
+        with (
+            live.watch_player(player_id) as mine,
+            live.present(player_id),
+            contextlib.ExitStack() as holding,
+        ):
+            await Lobby(live, player, mine, holding, send, disconnected).serve()
+    finally:
+        disconnected.cancel()
+
+
+class Lobby:
+    """One open lobby stream: the games it follows and what it saw of each."""
+
+    def __init__(
+        self,
+        live: Hub,
+        player: Player,
+        mine: PlayerChannel,
+        holding: contextlib.ExitStack,
+        send: Send,
+        disconnected: asyncio.Future[None],
+    ) -> None:
+        self.live = live
+        self.player = player
+        self.mine = mine
+        self.holding = holding  # the game channels held, released when the stream ends
+        self.send = send
+        self.disconnected = disconnected
+        self.followed: dict[uuid.UUID, tuple[Channel, Seen]] = {}
+
+    async def serve(self) -> None:
+        player = self.player
+        woken = self.mine.version
+        open_ids, over_ids = await self.live.read(
+            lambda: selectors.lobby_games(player, timezone.now())
+        )
+        self.mine.games = frozenset(open_ids)
+        body = await self._follow([*open_ids, *over_ids], discovered=False)
+        hello = frame("hello", {"games": [str(game_id) for game_id in self.followed]})
+        await self.send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
+        await _write(self.send, f"retry: {RETRY_MILLISECONDS}\n\n".encode() + hello + body)
+        while True:
+            # Checked before every wait: a change may have come while this stream was
+            # writing, with no future left to wake it.
+            if self.mine.version != woken:
+                woken = self.mine.version
+                open_ids, _ = await self.live.read(
+                    lambda: selectors.lobby_games(player, timezone.now())
+                )
+                self.mine.games = frozenset(open_ids)
+                new = [game_id for game_id in open_ids if game_id not in self.followed]
+                await _write(self.send, await self._follow(new, discovered=True))
+                continue
+            frames = await self._changes()
+            if frames:
+                await _write(self.send, frames)
+                continue
+            waits = {channel.changed for channel, _ in self.followed.values()}
+            changed = {*waits, self.mine.changed}
+            done, _ = await asyncio.wait(
+                {*changed, self.disconnected, self.live.closing},
+                timeout=hub_module.HEAL_SECONDS,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if self.disconnected.done():
+                return
+            if self.live.closing.done():  # the server stops: the client reconnects
+                await self.send({"type": "http.response.body", "body": b""})
+                return
+            if not done:
+                await _write(self.send, b": ping\n\n")
+
+    async def _follow(self, game_ids: Iterable[uuid.UUID], *, discovered: bool) -> bytes:
+        """Watch these games; the frames of what is news in them (discovered after
+        the opening) or what the opening restates."""
+        frames = []
+        for game_id in game_ids:
+            channel = self.holding.enter_context(self.live.watch(game_id, stream=True))
+            try:
+                snapshot = await self.live.snapshot(channel)
+            except Game.DoesNotExist:
+                continue
+            if discovered:
+                frames.append(derive(DISCOVERED, snapshot, [], self.player))
+            else:
+                frames.append(opening_frames(snapshot, self.player))
+            self.followed[game_id] = (channel, seen(snapshot, self.player))
+        return b"".join(frames)
+
+    async def _changes(self) -> bytes:
+        """The frames of every followed game that changed since it was last seen."""
+        frames = []
+        for game_id, (channel, before) in list(self.followed.items()):
+            snapshot = channel.snapshot
+            if snapshot is None or snapshot.seq <= before.seq:
+                continue
+            events = snapshot.events_after(before.seq)
+            if events is None:  # further behind than the channel keeps
+                events = await self.live.read(
+                    functools.partial(selectors.events_between, game_id, before.seq, snapshot.seq)
+                )
+            frames.append(derive(before, snapshot, events, self.player))
+            self.followed[game_id] = (channel, seen(snapshot, self.player))
+        return b"".join(frames)
+
+
+def opening(player: Player) -> bytes:
+    """The whole opening of a lobby stream, read and rendered in one go (synchronous):
+    what a plain WSGI server answers, the stream a client then reopens after `retry`."""
+    open_ids, over_ids = selectors.lobby_games(player, timezone.now())
+    games = [*open_ids, *over_ids]
+    body = b""
+    for game_id in games:
+        with contextlib.suppress(NotFound):
+            body += opening_frames(Snapshot.of(selectors.game_by_id(game_id)), player)
+    hello = frame("hello", {"games": [str(game_id) for game_id in games]})
+    return f"retry: {RETRY_MILLISECONDS}\n\n".encode() + hello + body
