@@ -12,13 +12,15 @@ sets them). Then:
 2. Every player asks for a quick match at once (``POST /matchmaking``, ``--size``
    seats, bots never), one thread and one connection each, released together by a
    barrier. Each request's latency is its round trip.
-3. Each player then polls its game (``GET /games/{id}``, every ``--poll`` seconds)
-   until the view says ``playing``: the time from its request to that is the time
-   to a started game. The player whose request filled the table sees ``playing`` in
-   the answer itself. (A lobby stream, ``GET /players/me/stream``, would tell a
-   player at once; the benchmark says whether the server has one, and polls either
-   way.) The players of the remainder's game, which cannot fill, stop polling once
-   every other player sees a game playing.
+3. The time from each player's request to its game's start: by default (``--by
+   stream``) each player opens its lobby stream (``GET /players/me/stream``, read
+   up to its ``hello``) before the barrier, and the time is that of the
+   ``game_started`` of its game on that stream, as a client would learn it. With
+   ``--by poll`` it polls its game instead (``GET /games/{id}``, every ``--poll``
+   seconds) until the view says ``playing`` (the player whose request filled the
+   table sees ``playing`` in the answer itself). The players of the remainder's
+   game, which cannot fill, stop waiting once every other player saw its game
+   start.
 4. It checks the outcome: every player seated exactly once, ``players // size``
    games full and playing, and at most one game left waiting (with the remainder,
    when ``--players`` is not a multiple of ``--size``).
@@ -36,11 +38,14 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from bench.serve import DEFAULT_DATABASE_URL, DEFAULT_THREADS, DEFAULT_WORKERS, server
+from bench.streams import raise_open_files_limit
+from unoclient import sse
 
 API = "/api/v1"
 SIGN_UP_THREADS = 8
@@ -120,25 +125,71 @@ def sign_up(url: str, count: int) -> list[Player]:
     return [p for p in players if p is not None]
 
 
-def ask_all(url: str, players: list[Player], size: int, poll: float) -> None:
+def open_lobby(url: str, token: str) -> tuple[Any, Any, Iterator[sse.Message]]:
+    """Open the player's lobby stream and read up to its `hello`: from then on the
+    stream follows every game the player gets a seat in."""
+    connection, response = sse.connect(
+        url + API + "/players/me/stream",
+        {"Authorization": f"Bearer {token}"},
+        timeout=START_TIMEOUT,
+    )
+    received = sse.messages(response)
+    for message in received:
+        if message.event == "hello":
+            return connection, response, received
+    raise ConnectionError("the lobby stream ended before its hello")
+
+
+def ask_all(url: str, players: list[Player], size: int, poll: float, by: str) -> None:
+    """Every player asks at once; then each waits for its game to start: `by`
+    "stream" reads the `game_started` of its lobby stream (opened before the
+    request), "poll" polls `GET /games/{id}` every `poll` seconds."""
     barrier = threading.Barrier(len(players))
-    # Once every player who can be in a full game sees it playing, the rest (the
-    # remainder's game, which never fills) stop polling.
+    # Once every player who can be in a full game saw it start, the rest (the
+    # remainder's game, which never fills) stop waiting.
     can_play = len(players) // size * size
     playing = [0]
     lock = threading.Lock()
     all_playing = threading.Event()
+    streams: list[tuple[Any, Any]] = []
 
     def saw_playing() -> None:
         with lock:
             playing[0] += 1
-            if playing[0] >= can_play:
-                all_playing.set()
+            done = playing[0] >= can_play
+        if done:
+            all_playing.set()
+            with lock:
+                for connection, response in streams:
+                    sse.close(connection, response)  # wakes the readers still waiting
+
+    def wait_by_stream(player: Player, received: Iterator[sse.Message], started: float) -> None:
+        for message in received:
+            if message.event == "game_started" and message.json()["game"] == player.game:
+                player.to_playing_ms = (time.perf_counter() - started) * 1000
+                saw_playing()
+                return
+            if time.perf_counter() > started + START_TIMEOUT:
+                return
+
+    def wait_by_polling(player: Player, client: Client, view: Any, started: float) -> None:
+        deadline = started + START_TIMEOUT
+        while view["status"] != "playing" and time.perf_counter() < deadline:
+            if all_playing.wait(poll):
+                return
+            _, view = client.call("GET", f"/games/{player.game}")
+        if view["status"] == "playing":
+            player.to_playing_ms = (time.perf_counter() - started) * 1000
+            saw_playing()
 
     def ask(player: Player) -> None:
         client = Client(url, player.token)
         try:
             client.call("GET", "/players/me")  # open the connection before the start
+            if by == "stream":
+                connection, response, received = open_lobby(url, player.token)
+                with lock:
+                    streams.append((connection, response))
             barrier.wait(timeout=START_TIMEOUT)
             started = time.perf_counter()
             status, body = client.call(
@@ -151,17 +202,13 @@ def ask_all(url: str, players: list[Player], size: int, poll: float) -> None:
                 return
             player.game = body["id"]
             player.answered_playing = body["status"] == "playing"
-            view = body
-            deadline = started + START_TIMEOUT
-            while view["status"] != "playing" and time.perf_counter() < deadline:
-                if all_playing.wait(poll):
-                    return
-                _, view = client.call("GET", f"/games/{player.game}")
-            if view["status"] == "playing":
-                player.to_playing_ms = (time.perf_counter() - started) * 1000
-                saw_playing()
+            if by == "stream":
+                wait_by_stream(player, received, started)
+            else:
+                wait_by_polling(player, client, body, started)
         except Exception as error:  # reported in the figures
-            player.error = type(error).__name__
+            if not (all_playing.is_set() and player.game is not None):
+                player.error = type(error).__name__
         finally:
             client.close()
 
@@ -170,6 +217,8 @@ def ask_all(url: str, players: list[Player], size: int, poll: float) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+    for connection, response in streams:
+        sse.close(connection, response)
 
 
 def percentiles(values: list[float]) -> dict[str, float | None]:
@@ -225,15 +274,10 @@ def outcome(url: str, players: list[Player], size: int) -> dict[str, Any]:
     }
 
 
-def run(url: str, count: int, size: int, poll: float) -> dict[str, Any]:
-    probe = Client(url)
-    try:
-        lobby_status, _ = probe.call("GET", "/players/me/stream")
-    finally:
-        probe.close()
+def run(url: str, count: int, size: int, poll: float, by: str = "stream") -> dict[str, Any]:
     players = sign_up(url, count)
     started = time.perf_counter()
-    ask_all(url, players, size, poll)
+    ask_all(url, players, size, poll, by)
     wall = time.perf_counter() - started
     figures = outcome(url, players, size)
     errors = Counter(p.error for p in players if p.error)
@@ -246,9 +290,11 @@ def run(url: str, count: int, size: int, poll: float) -> dict[str, Any]:
             [p.to_playing_ms for p in players if p.to_playing_ms is not None]
         ),
         "answered_playing": sum(p.answered_playing for p in players),
-        "to_playing_measured_by": f"polling GET /games/{{id}} every {poll * 1000:.0f} ms",
-        # 404: the server has no lobby stream; 401 or 200: it has one (not used here).
-        "lobby_stream_available": lobby_status != 404,
+        "to_playing_measured_by": (
+            "game_started on the lobby stream"
+            if by == "stream"
+            else f"polling GET /games/{{id}} every {poll * 1000:.0f} ms"
+        ),
         "errors": dict(errors),
         **figures,
     }
@@ -258,6 +304,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=400)
     parser.add_argument("--size", type=int, default=4, help="seats per game (2-10)")
+    parser.add_argument(
+        "--by",
+        choices=("stream", "poll"),
+        default="stream",
+        help="how a player learns its game started: its lobby stream, or polling",
+    )
     parser.add_argument("--poll", type=float, default=0.05, help="seconds between polls")
     parser.add_argument("--spawn", action="store_true", help="start a server of its own")
     parser.add_argument("--url", help="a running server (without --spawn)")
@@ -268,12 +320,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.size <= 10 or args.players < 1:
         parser.error("--size is 2-10 and --players at least 1")
+    raise_open_files_limit()  # two connections per player, and the server's ends
     if args.spawn:
         with server(args.database_url, args.workers, args.threads) as running:
-            result = run(running.url, args.players, args.size, args.poll)
+            result = run(running.url, args.players, args.size, args.poll, args.by)
             result["server"] = running.description
     elif args.url:
-        result = run(args.url, args.players, args.size, args.poll)
+        result = run(args.url, args.players, args.size, args.poll, args.by)
     else:
         parser.error("give --spawn or --url")
     if args.json:
