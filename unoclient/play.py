@@ -557,7 +557,11 @@ def play_again(api: Api, console: Console, game_id: str, player_id: str) -> dict
         question = f"{rematch_asker(api, view)} wants to play again. Join? [y/N] "
     else:
         question = "Play again? [y/N] "
-    if read_line(console, question).lower() not in YES:
+    try:
+        again = read_line(console, question).lower() in YES
+    except EOFError:  # input that ended with the game: no for an answer
+        again = False
+    if not again:
         return None
     try:
         rematch: dict[str, Any] = api.post(f"/games/{game_id}/rematch")

@@ -159,3 +159,14 @@ def test_going_back_to_a_game_plays_it_on(live, bots_in_process, config_home, tm
     assert ann.keyboard.said[0] == "Welcome back, Ann."
     assert ann.keyboard.said[-1] == "Game over (finished)."
     assert not any(line.startswith("Signed up") for line in ann.keyboard.said)
+
+
+def test_input_that_ends_with_the_game_is_no_to_another():
+    api = FakeApi({("GET", "/games/g1"): {"id": "g1", "status": "finished", "rematch": None}})
+
+    def ended(question: str) -> str | None:
+        raise EOFError
+
+    console = Console(screen=Scripted(ended), paint=Painter(color=False))
+    assert play_again(api, console, "g1", "pa") is None  # type: ignore[arg-type]
+    assert [call[0] for call in api.calls] == ["GET"]
