@@ -1,4 +1,4 @@
-"""`python -m unoclient play`: play UNO against bots in a terminal."""
+"""`python -m unoclient play`: play UNO in a terminal, against bots or with other people."""
 
 from __future__ import annotations
 
@@ -33,12 +33,24 @@ def strategy_list(raw: str) -> tuple[str, ...]:
     return strategies
 
 
+def bots_after(raw: str) -> int | None:
+    if raw == "never":
+        return None
+    if not raw.isdigit() or not 5 <= int(raw) <= 600:
+        raise argparse.ArgumentTypeError("seconds from 5 to 600, or 'never'")
+    return int(raw)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m unoclient", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
-    game = commands.add_parser("play", help="play a game against bots")
+    game = commands.add_parser("play", help="play a game against bots or with other people")
     game.add_argument("--server", default=os.environ.get("UNO_SERVER", "http://127.0.0.1:8000"))
-    game.add_argument("--name", default=getpass.getuser()[:32] or "Player")
+    game.add_argument(
+        "--name",
+        default=getpass.getuser()[:32] or "Player",
+        help="the name of a player signed up now (the first time, or with --new-player)",
+    )
     game.add_argument("--bots", type=int, default=3, choices=range(1, 10), metavar="1-9")
     game.add_argument(
         "--strategy",
@@ -55,6 +67,33 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("--target-score", type=int, default=500, help="0 plays a single round")
     game.add_argument("--turn-timeout", type=int, default=None, help="seconds per turn")
     game.add_argument("--no-color", action="store_true", help="cards as [R5] instead of colour")
+    find = game.add_mutually_exclusive_group()
+    find.add_argument("--quick", action="store_true", help="quick match: play whoever is waiting")
+    find.add_argument("--code", help="join a friend's private game by its invite code")
+    find.add_argument(
+        "--private", action="store_true", help="host a private game; friends join by its code"
+    )
+    find.add_argument("--game", metavar="ID", help="go back to a game you sit in")
+    game.add_argument(
+        "--players",
+        type=int,
+        default=4,
+        choices=range(2, 11),
+        metavar="2-10",
+        help="seats of a quick match or a private game",
+    )
+    game.add_argument(
+        "--bots-after",
+        type=bots_after,
+        default=30,
+        metavar="SECONDS",
+        help="quick match: bots fill the empty seats after 5-600 s, or 'never'",
+    )
+    game.add_argument(
+        "--new-player",
+        action="store_true",
+        help="sign up afresh instead of reusing the player saved for this server",
+    )
     return top
 
 
@@ -68,6 +107,13 @@ def main(argv: list[str] | None = None) -> int:
         rules=args.rules,
         target_score=args.target_score,
         turn_timeout=args.turn_timeout,
+        quick=args.quick,
+        code=args.code,
+        private=args.private,
+        game=args.game,
+        players=args.players,
+        bots_after=args.bots_after,
+        new_player=args.new_player,
     )
     console = Console(
         screen=Terminal(), paint=Painter(color=not args.no_color and sys.stdout.isatty())

@@ -1,4 +1,6 @@
-"""The game loop: create a game against bots, follow it on its live stream, ask for moves.
+"""The game loop: find a game (one against bots, a quick match, a private game hosted
+or joined by its code, or a game sat in already), follow it on its live stream, ask
+for moves, and offer the next game with the same players at its end.
 
 What happens at the table is shown as it comes, prompt or no prompt: a prompt
 polls the keyboard and the stream in turn, counts the turn's deadline down, and is
@@ -8,12 +10,15 @@ bot, another player's move), to be asked again from the new position if need be.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from unoclient.api import Api, ApiError, _api_error
+from unoclient.identity import config_dir, sign_in
 from unoclient.render import (
     Painter,
     clock_time,
@@ -61,6 +66,16 @@ class Options:
     rules: tuple[str, ...] = ()
     target_score: int = 500
     turn_timeout: int | None = None
+    # How to find a game: against `bots` (none of these), a quick match, joining by
+    # an invite code, hosting a private game, or going back to a game sat in.
+    quick: bool = False
+    code: str | None = None
+    private: bool = False
+    game: str | None = None
+    players: int = 4  # the seats of a quick match or a private game
+    bots_after: int | None = 30
+    new_player: bool = False
+    config: Path = field(default_factory=config_dir)
 
 
 class Stream(Protocol):
@@ -74,8 +89,7 @@ class Abandoned(Exception):
 
 
 def start_game(api: Api, options: Options) -> dict[str, Any]:
-    player = api.post("/players", {"name": options.name})
-    api.token = player["token"]
+    """A game against `options.bots` bots, started."""
     body: dict[str, Any] = {
         "max_players": options.bots + 1,
         "target_score": options.target_score,
@@ -117,14 +131,25 @@ def show_table(view: dict[str, Any], console: Console) -> None:
 class Session:
     """One game followed on its stream, from the first view to `end`."""
 
-    def __init__(self, api: Api, console: Console, view: dict[str, Any], stream: Stream) -> None:
+    def __init__(
+        self,
+        api: Api,
+        console: Console,
+        view: dict[str, Any],
+        stream: Stream,
+        *,
+        seat: int | None = None,
+        bot: str = "greedy",
+    ) -> None:
         self.api = api
         self.console = console
         self.paint = console.paint
         self.stream = stream
         self.view = view
         self.game_id: str = view["id"]
-        self.me: int = view["you"]["seat"]
+        # The player's seat: the view's, or `seat` while a bot holds it.
+        self.me: int = view["you"]["seat"] if view.get("you") else int(seat or 0)
+        self.bot = bot  # the strategy of the bots a host adds before the start
         self.streamed_version = -1  # the newest view the stream itself has brought
         self.ended: dict[str, Any] | None = None
         self.pause_told: str | None = None
@@ -168,6 +193,8 @@ class Session:
         if view["version"] < self.view["version"]:
             return
         self.view = view
+        if view.get("you"):
+            self.me = view["you"]["seat"]  # seats move up when someone leaves a waiting game
         until = view.get("paused_until")
         if until and until != self.pause_told:
             self.pause_told = until
@@ -245,6 +272,9 @@ class Session:
             if self.handed_over():
                 self.offer_seat_back()
                 continue
+            if self.hosting():
+                self.host_lobby()
+                continue
             moves = view["you"]["legal_moves"] if view.get("you") else []
             mine = my_turn(view)
             optional = (
@@ -310,6 +340,44 @@ class Session:
             return
         self.await_stream(view["version"])
         self.adopt(view)
+
+    def hosting(self) -> bool:
+        """Whether the player hosts a waiting game that they start themselves (a quick
+        match starts by itself)."""
+        view = self.view
+        if view["status"] != "waiting" or view.get("quick_match") or not view.get("you"):
+            return False
+        player = view["seats"][self.me].get("player") or {}
+        return bool(player.get("id") == (view.get("host") or {}).get("id"))
+
+    def host_lobby(self) -> None:
+        """Asks the host to add a bot or start, again after each change of the table."""
+        view = self.view
+        seated = sum(1 for s in view["seats"] if s["player"] or s["bot"])
+        question = (
+            f"{seated} of {view['max_players']} seats taken. "
+            "Type b and Enter to add a bot, s to start (or wait for players): "
+        )
+        try:
+            answer = self.ask(question, self.still_at(view["version"])).lower()
+        except Abandoned:
+            return
+        if answer in ("b", "bot"):
+            self.ask_server(f"/games/{self.game_id}/bots", {"strategy": self.bot})
+        elif answer in ("s", "start"):
+            self.ask_server(f"/games/{self.game_id}/start")
+        else:
+            self.say("Type b to add a bot or s to start (Ctrl-C quits).")
+
+    def ask_server(self, path: str, body: Any = None) -> None:
+        """A change asked of the game outside a move; what it did comes by the stream."""
+        try:
+            self.api.post(path, body)
+        except ApiError as error:
+            if error.status not in RECOVERABLE:
+                raise
+            self.say(f"({error.message})")
+        self.reread()
 
     def finish(self) -> int:
         status = (self.ended or {}).get("status") or self.view["status"]
@@ -382,14 +450,155 @@ def _out_of_turn(
 
 
 def play(api: Api, options: Options, console: Console) -> int:
-    """Play one game to its end; returns the exit status."""
-    view = start_game(api, options)
-    game_id, me = view["id"], view["you"]["seat"]
-    console.say(f"Game {game_id}: you are seat {me}. Ctrl-C to quit.")
-    # After 0: the events that started the game are shown too.
-    url = stream_url(api.base, game_id)
-    stream = StreamReader(url, auth_headers(api.token), after=0).start()
+    """Play a game to its end, then the next with the same players for as long as the
+    player wants another; returns the exit status."""
+    me = sign_in(api, name=options.name, directory=options.config, fresh=options.new_player)
+    greeting = "Welcome back" if me["returning"] else "Signed up as a new player"
+    console.say(f"{greeting}, {me['name']}.")
+    view, after = find_game(api, options, console)
+    while True:
+        status = follow(api, console, view, me["id"], options, after=after)
+        if status != 0:
+            return status
+        following = play_again(api, console, view["id"], me["id"])
+        if following is None:
+            return status
+        view, after = following, 0
+
+
+def find_game(api: Api, options: Options, console: Console) -> tuple[dict[str, Any], int]:
+    """The first view of the game the options ask for, and the seq its stream is
+    read after (0: every event of a new game is shown)."""
+    if options.game:
+        view = api.get(f"/games/{options.game}")
+        return view, int(view["last_seq"])  # from now on: the past is not replayed
+    if options.code:
+        view = api.post("/games/join", {"code": options.code})
+        console.say(f"You joined {view['host']['name']}'s private game.")
+        return view, 0
+    settings: dict[str, Any] = {
+        "max_players": options.players,
+        "target_score": options.target_score,
+        "rules": dict.fromkeys(options.rules, True),
+    }
+    if options.quick:
+        return api.post("/matchmaking", {**settings, "bots_after": options.bots_after}), 0
+    if options.private:
+        if options.turn_timeout is not None:
+            settings["turn_timeout"] = options.turn_timeout
+        return api.post("/games", {**settings, "visibility": "private"}), 0
+    return start_game(api, options), 0
+
+
+def seat_of(view: dict[str, Any], player_id: str) -> int | None:
+    """The player's seat, theirs still while a bot holds it after their timeouts."""
+    if view.get("you"):
+        return int(view["you"]["seat"])
+    for seat in view["seats"]:
+        if (seat.get("player") or {}).get("id") == player_id:
+            return int(seat["seat"])
+    return None
+
+
+def show_waiting(view: dict[str, Any], console: Console) -> None:
+    """What a waiting game waits for; a private game's invite code, to pass on."""
+    if view["status"] != "waiting":
+        return
+    code = view.get("invite_code")
+    if code:
+        shown = f"{code[:4]}-{code[4:]}"
+        console.say("=" * 40)
+        console.say(f"  Invite code: {shown}")
+        console.say(f"  Friends join with: python -m unoclient play --code {shown}")
+        console.say("=" * 40)
+    if view.get("quick_match"):
+        seconds = seconds_until(view.get("bots_at"))
+        later = f" (bots after {seconds} s)" if seconds is not None else ""
+        console.say(f"Waiting for players…{later}")
+    elif view["host"]["id"] != (view["seats"][view["you"]["seat"]]["player"] or {}).get("id"):
+        console.say(f"Waiting for {view['host']['name']} to start the game…")
+
+
+def follow(
+    api: Api,
+    console: Console,
+    view: dict[str, Any],
+    player_id: str,
+    options: Options,
+    *,
+    after: int,
+) -> int:
+    """Play the game of `view` on its stream, from its events after `after`."""
+    game_id, me = view["id"], seat_of(view, player_id)
+    if me is None:
+        console.say(f"You have no seat in game {game_id}.")
+        return 1
+    console.say(f"Game {game_id}: you are seat {me}. Ctrl-C to quit (--game {game_id} returns).")
+    if view.get("you"):
+        show_waiting(view, console)
+    stream = StreamReader(stream_url(api.base, game_id), auth_headers(api.token), after=after)
+    session = Session(api, console, view, stream.start(), seat=me, bot=options.strategies[0])
     try:
-        return Session(api, console, view, stream).run()
+        return session.run()
+    except KeyboardInterrupt:
+        if session.view["status"] == "waiting" and session.view.get("quick_match"):
+            with contextlib.suppress(ApiError):  # nobody should wait for one gone
+                api.post("/matchmaking/cancel")
+        raise
     finally:
         stream.stop()
+
+
+def play_again(api: Api, console: Console, game_id: str, player_id: str) -> dict[str, Any] | None:
+    """The next game with the same players and settings, if the player wants one:
+    joined when another player asked for it first, else created."""
+    view = api.get(f"/games/{game_id}")
+    if view.get("rematch"):
+        question = f"{rematch_asker(api, view)} wants to play again. Join? [y/N] "
+    else:
+        question = "Play again? [y/N] "
+    try:
+        again = read_line(console, question).lower() in YES
+    except EOFError:  # input that ended with the game: no for an answer
+        again = False
+    if not again:
+        return None
+    try:
+        rematch: dict[str, Any] = api.post(f"/games/{game_id}/rematch")
+    except ApiError as error:
+        if error.status not in (403, 409):
+            raise
+        console.say(f"No rematch: {error.message}")
+        return None
+    host = rematch["host"]
+    if host["id"] == player_id:
+        console.say("You host the next game.")
+    else:
+        console.say(f"You joined {host['name']}'s next game.")
+    return rematch
+
+
+def rematch_asker(api: Api, view: dict[str, Any]) -> str:
+    """Who asked for the rematch of a game over: the log ends with their offer."""
+    try:
+        answer = api.get(f"/games/{view['id']}/events?after={max(0, view['last_seq'] - 1)}")
+    except ApiError:
+        return "Another player"
+    for event in reversed(answer.get("events") or []):
+        if event["type"] == "rematch_offered":
+            return str((event["data"].get("by") or {}).get("name") or "Another player")
+    return "Another player"
+
+
+def read_line(console: Console, question: str) -> str:
+    """An answer to a question asked with no game going on."""
+    screen = console.screen
+    screen.prompt(question)
+    answer: str | None = None
+    try:
+        while answer is None:
+            screen.countdown(None)
+            answer = screen.line(TICK)
+    finally:
+        screen.settle(answer is not None)
+    return answer.strip()

@@ -9,12 +9,20 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.games.live.conftest import live  # noqa: F401  (registers the fixture)
 
 log = logging.getLogger(__name__)
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The client's saved players go to a directory of the test's own."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config" / "unoclient"
 
 
 @pytest.fixture

@@ -138,7 +138,7 @@ def test_a_person_plays_a_whole_game_against_bots_in_the_terminal(live_server, c
     assert play(Api(live_server.url), options, console) == 0
     game: Any = Game.objects.get()
     assert game.status == "finished"
-    assert keyboard.lines[-1] == "Game over (finished)."
+    assert keyboard.said[-1] == "Game over (finished)."
     assert any(line.endswith("won the game!") for line in keyboard.lines)
     assert any(q.startswith("Your move [1-") for q in keyboard.questions)
     assert any("Bot 1 (greedy) played" in line for line in keyboard.lines)
@@ -155,8 +155,8 @@ def test_a_person_plays_a_whole_game_by_the_stream_to_its_end(live, bots_in_proc
     assert play(Api(live.url), options, console) == 0
     game: Any = Game.objects.get()
     assert game.status == "finished"
-    assert keyboard.lines[-1] == "Game over (finished)."
-    assert keyboard.lines[-2].startswith("Final scores: You ")
+    assert keyboard.said[-1] == "Game over (finished)."
+    assert keyboard.said[-2].startswith("Final scores: You ")
     assert any(line.endswith("won the game!") for line in keyboard.lines)
     assert any(q.startswith("Your move [1-") for q in keyboard.questions)
     assert any("Bot 1 (greedy) played" in line for line in keyboard.lines)

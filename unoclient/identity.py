@@ -1,0 +1,74 @@
+"""Who the player is between runs: the token of the player signed up on a server,
+kept in a file of the user's configuration directory (one file per server URL,
+readable by its owner alone) and reused on the next run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from unoclient.api import Api, ApiError
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/unoclient`, else `~/.config/unoclient`."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "unoclient"
+
+
+def token_file(directory: Path, server: str) -> Path:
+    """The file of `server`'s player: readable host and port, and a digest of the
+    whole URL so that two servers never share a file."""
+    url = server.rstrip("/")
+    readable = "".join(c if c.isalnum() or c in ".-" else "_" for c in url.split("://")[-1])
+    digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+    return directory / f"{readable[:60]}-{digest}.json"
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, dict) or not isinstance(saved.get("token"), str):
+        return None
+    return saved
+
+
+def _save(path: Path, saved: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.chmod(path, 0o600)  # a file that existed keeps its old mode through os.open
+    with os.fdopen(descriptor, "w") as out:
+        json.dump(saved, out)
+
+
+def sign_in(api: Api, *, name: str, directory: Path, fresh: bool = False) -> dict[str, Any]:
+    """The player `api` now speaks for (`{"id", "name"}`), its token set on `api`.
+
+    The player saved for this server is reused unless `fresh` is set, there is none,
+    or the server no longer knows its token (401); then a new player named `name`
+    signs up and replaces the saved one. The token is never shown.
+    """
+    server = api.base.removesuffix("/api/v1")
+    path = token_file(directory, server)
+    saved = None if fresh else _load(path)
+    if saved is not None:
+        api.token = saved["token"]
+        try:
+            me = api.get("/players/me")
+        except ApiError as error:
+            if error.status != 401:
+                raise
+        else:
+            return {"id": me["id"], "name": me["name"], "returning": True}
+    api.token = None
+    player = api.post("/players", {"name": name})
+    api.token = player["token"]
+    _save(path, {"server": server, **player})
+    return {"id": player["id"], "name": player["name"], "returning": False}
