@@ -73,53 +73,37 @@ def game_view(
             else None
         ),
     }
-    if game.state is None:
-        view["seats"] = [
-            {
-                "seat": number,
-                "player": entry["player"],
-                "bot": entry["bot"],
-                **_IDLE_SEAT,
-                "online": _online(entry, presence),
-            }
-            for number, entry in enumerate(game.seating)
-        ]
-        view["spectators"] = presence.spectators
-        view.update(dict.fromkeys(_ROUND_FIELDS))
-        view.update(
-            {
-                "turn_deadline": None,
-                "paused_until": None,
-                "winner": None,
-                "rematch": _rematch_json(game),
-                "last_seq": game.last_seq,
-            }
-        )
-        view["you"] = (
-            None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
-        )
-        return view
-    if state is None:
-        state = GameState.from_snapshot(game.state)
-    table = seat_view(state, viewer_seat)
+    table = None
+    if game.state is not None:
+        if state is None:
+            state = GameState.from_snapshot(game.state)
+        table = seat_view(state, viewer_seat)
     playing = game.status == GameStatus.PLAYING
-    if not playing and table["you"] is not None:
-        table["you"]["legal_moves"] = []  # an abandoned game takes no more moves
     view["seats"] = [
         {
             "seat": number,
             "player": entry["player"],
             "bot": entry["bot"],
-            **{key: table["seats"][number][key] for key in _IDLE_SEAT},
+            **(
+                _IDLE_SEAT
+                if table is None
+                else {key: table["seats"][number][key] for key in _IDLE_SEAT}
+            ),
             "online": _online(entry, presence),
         }
         for number, entry in enumerate(game.seating)
     ]
     view["spectators"] = presence.spectators
     for name in _ROUND_FIELDS:
-        view[name] = table[name]
+        view[name] = None if table is None else table[name]
     if not playing:
         view["current_seat"] = None
+    if table is None:
+        you = None if viewer_seat is None else {"seat": viewer_seat, "hand": [], "legal_moves": []}
+    else:
+        you = table["you"]
+        if not playing and you is not None:
+            you["legal_moves"] = []  # an abandoned game takes no more moves
     view.update(
         {
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
@@ -127,7 +111,7 @@ def game_view(
             "winner": game.winner,
             "rematch": _rematch_json(game),
             "last_seq": game.last_seq,
-            "you": table["you"],
+            "you": you,
         }
     )
     return view
