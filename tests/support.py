@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_MODULE = "unoservice.settings"
@@ -142,3 +143,11 @@ def settings_with(env: Mapping[str, str], expression: str) -> Any:
     done = run_python("-c", code, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def database_url_named(name: str) -> str:
+    """DATABASE_URL with its database swapped for `name`: a benchmark's own database,
+    dropped and made again by every run (not the test database, and not the
+    `uno_bench` of a full benchmark someone may be running by hand)."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit((*parts[:2], f"/{name}", "", ""))

@@ -4,24 +4,16 @@ database of its own (bench/serve.py), and the parts of it that need no server.""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from bench import matchmaking
 from bench.serve import BASE_DIR
+from tests.support import database_url_named
 
-# Its own database, dropped and made again by every run: not the test database,
-# and not the uno_bench of a full benchmark someone may be running by hand.
 SMOKE_DATABASE = "uno_bench_matchmaking_smoke"
-
-
-def smoke_database_url() -> str:
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit((*parts[:2], f"/{SMOKE_DATABASE}", "", ""))
 
 
 @pytest.mark.postgres
@@ -38,7 +30,7 @@ def test_the_matchmaking_benchmark_seats_everyone_in_full_started_games():
         "4",
         "--json",
         "--database-url",
-        smoke_database_url(),
+        database_url_named(SMOKE_DATABASE),
     ]
     done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=150)
 

@@ -7,21 +7,14 @@ import json
 import os
 import subprocess
 import sys
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from bench import streams
 from bench.serve import BASE_DIR
+from tests.support import database_url_named
 
-# Its own database, dropped and made again by every run: not the test database,
-# and not the uno_bench of a full benchmark someone may be running by hand.
 SMOKE_DATABASE = "uno_bench_streams_smoke"
-
-
-def smoke_database_url() -> str:
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit((*parts[:2], f"/{SMOKE_DATABASE}", "", ""))
 
 
 @pytest.mark.postgres
@@ -40,7 +33,7 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
         "2",
         "--json",
         "--database-url",
-        smoke_database_url(),
+        database_url_named(SMOKE_DATABASE),
     ]
     done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=150)
 
