@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from games import engine, invites
 from games.engine.vocabulary import is_event_type
@@ -222,6 +222,37 @@ def quick_matches_waiting_for(player: Player, *, key: str | None = None) -> list
     if key is not None:
         games = games.filter(match_key=key)
     return list(games.order_by("created_at", "pk").values_list("pk", flat=True))
+
+
+def quick_match_waiting_of(player_ids: Sequence[Any], *, key: str) -> dict[Any, uuid.UUID]:
+    """For each of these players who waits in a quick-match game with settings `key`,
+    the oldest such game's id, in one query."""
+    rows = (
+        Seat.objects.filter(
+            player_id__in=player_ids,
+            bot__isnull=True,
+            game__status=GameStatus.WAITING,
+            game__match_key=key,
+        )
+        .order_by("-game__created_at", "-game_id")
+        .values_list("player_id", "game_id")
+    )
+    return dict(rows)  # the last of each player's rows, their oldest game, wins
+
+
+def open_seat_counts(player_ids: Sequence[Any]) -> dict[Any, int]:
+    """For each of these players, how many waiting or running games they are one of
+    the players of (see `_seats_held`), in one query; 0 for those with none."""
+    counts = dict.fromkeys(player_ids, 0)
+    rows = (
+        Seat.objects.filter(player_id__in=player_ids, game__status__in=OPEN_STATUSES)
+        .filter(Q(bot__isnull=True) | Q(timed_out=True))
+        .values("player_id")
+        .annotate(games=Count("id"))
+        .values_list("player_id", "games")
+    )
+    counts.update(rows)
+    return counts
 
 
 def quick_match_candidates(key: str, *, limit: int) -> list[uuid.UUID]:

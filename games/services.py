@@ -24,7 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import bots, dispatch, engine, invites, privacy, selectors
+from games import bots, combining, dispatch, engine, invites, privacy, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
 from games.engine.vocabulary import (
@@ -327,21 +327,29 @@ def _check_open_games(player: Player) -> None:
     """Refuse a new seat to a player who already sits in `MAX_OPEN_GAMES` waiting or
     running games. Locks the player's row first: two requests of one
     player at once are counted one after the other."""
-    Player.objects.select_for_update().filter(pk=player.pk).values_list("pk").first()
-    # A host always sits at a waiting table, so the seats say it all: the seats the
-    # player plays, and those a bot holds after their timeouts until they resume.
-    seats = Seat.objects.filter(
-        Q(bot__isnull=True) | Q(timed_out=True),
-        player=player,
-        game__status__in=OPEN_STATUSES,
-    )
-    open_games = seats.count()
-    if open_games >= MAX_OPEN_GAMES:
-        raise TooManyGames(
-            f"you already host or sit in {open_games} waiting or running games"
-            f" (at most {MAX_OPEN_GAMES}); finish or leave one first",
-            details={"limit": MAX_OPEN_GAMES},
-        )
+    refused = _over_open_games([player])
+    if refused:
+        raise refused[player.pk]
+
+
+def _over_open_games(players: Sequence[Player]) -> dict[Any, TooManyGames]:
+    """The error of each of `players` who already sits in `MAX_OPEN_GAMES` waiting or
+    running games, by player id. Locks their rows first, in id order (requests of
+    one player at once are counted one after the other, and two groups cannot
+    deadlock), with one statement for the locks and one for the count."""
+    ids = sorted({player.pk for player in players})
+    if not ids:
+        return {}
+    list(Player.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+    refused = {}
+    for player_id, open_games in selectors.open_seat_counts(ids).items():
+        if open_games >= MAX_OPEN_GAMES:
+            refused[player_id] = TooManyGames(
+                f"you already host or sit in {open_games} waiting or running games"
+                f" (at most {MAX_OPEN_GAMES}); finish or leave one first",
+                details={"limit": MAX_OPEN_GAMES},
+            )
+    return refused
 
 
 def _game_insert(
@@ -358,46 +366,46 @@ def _game_insert(
     match_key: str | None = None,
     bots_after: int | None = None,
 ) -> Outcome:
-    """Insert a waiting game (the caller holds the transaction). A quick-match game
-    has its `match_key`, and its bots come `bots_after` seconds from now."""
+    """Insert a waiting game (in the caller's transaction). A quick-match game has
+    its `match_key`, and its bots come `bots_after` seconds from now."""
     try:
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
     now = timezone.now()
-    with transaction.atomic():
-        game = _insert_with_code(
-            private=visibility == Visibility.PRIVATE,
-            host=host,
-            max_players=max_players,
-            target_score=target_score,
-            turn_timeout=turn_timeout,
-            rules=parsed_rules.to_json(),
-            seed=new_seed() if seed is None else seed,
-            seating=[seating_entry(host, None)] if host_plays else [],
-            visibility=visibility,
-            rated=rated,
-            match_key=match_key,
-            bots_at=None if bots_after is None else now + dt.timedelta(seconds=bots_after),
-        )
-        events: list[Event] = []
-        if host_plays:
-            Seat.objects.create(game=game, seat=0, player=host)
-            joined = engine.Event("player_joined", 0, PlayerJoinedData(player=_player(host)), None)
-            events = _append(game, [joined], now)
-            game.save(update_fields=["last_seq"])
-            _announce_seat(host)
+    game = _insert_with_code(
+        private=visibility == Visibility.PRIVATE,
+        host=host,
+        max_players=max_players,
+        target_score=target_score,
+        turn_timeout=turn_timeout,
+        rules=parsed_rules.to_json(),
+        seed=new_seed() if seed is None else seed,
+        seating=[seating_entry(host, None)] if host_plays else [],
+        visibility=visibility,
+        rated=rated,
+        match_key=match_key,
+        bots_at=None if bots_after is None else now + dt.timedelta(seconds=bots_after),
+    )
+    events: list[Event] = []
+    if host_plays:
+        Seat.objects.create(game=game, seat=0, player=host)
+        joined = engine.Event("player_joined", 0, PlayerJoinedData(player=_player(host)), None)
+        events = _append(game, [joined], now)
+        game.save(update_fields=["last_seq"])
+        _announce_seat(host, game)
     return Outcome(game, events)
 
 
-def _announce_seat(player: Player) -> None:
-    """Tell the lobby streams of `player` (games.live.hub) that they sit in a new
-    game, when the transaction commits (PostgreSQL; elsewhere the hub polls)."""
+def _announce_seat(player: Player, game: Game) -> None:
+    """Tell the lobby streams of `player` (games.live.hub) that they sit in `game`,
+    when the transaction commits (PostgreSQL; elsewhere the hub polls)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT pg_notify(%s, %s)", [notify.CHANNEL, notify.player_payload(player.pk)]
+                "SELECT pg_notify(%s, %s)",
+                [notify.CHANNEL, notify.player_payload(player.pk, game.pk)],
             )
 
 
@@ -406,13 +414,15 @@ def _insert_with_code(*, private: bool, **fields: Any) -> Game:
     must be unique among open games (the database's partial unique index): a draw
     that collides, here or in a transaction racing this one, is drawn again, each
     attempt in a savepoint of its own."""
+    if not private:  # no code, nothing to draw again: no savepoint either
+        return Game.objects.create(invite_code=None, **fields)
     for attempt in range(1, INVITE_CODE_ATTEMPTS + 1):
-        code = invites.new_code() if private else None
+        code = invites.new_code()
         try:
             with transaction.atomic():
                 return Game.objects.create(invite_code=code, **fields)
         except IntegrityError:
-            if code is None or attempt == INVITE_CODE_ATTEMPTS:
+            if attempt == INVITE_CODE_ATTEMPTS:
                 raise
             log.info("invite code drawn twice among open games; drawing again")
     raise AssertionError("unreachable")
@@ -460,8 +470,29 @@ def _seat_next(
     """Take the next free seat of the locked, waiting `game` and record it. A
     quick-match game that this fills starts at once, in the same change."""
     items = [_take_seat(game, player, bot, event_type, data)]
+    return _seated(game, items, [] if player is None else [player.pk])
+
+
+def _seat_players(game: Game, players: Sequence[Player]) -> list[Event]:
+    """Seat `players`, in order, at the next free seats of the locked, waiting `game`
+    (there is room for them all), as one change: one INSERT of seats, one of
+    events, one UPDATE. A quick-match game that this fills starts at once, in the
+    same change."""
+    first = len(game.seating)
+    rows = [Seat(game=game, seat=first + n, player=player) for n, player in enumerate(players)]
+    fastsql.insert_rows(Seat, rows)
+    game.seating = [*game.seating, *(seating_entry(player, None) for player in players)]
+    items = [
+        engine.Event("player_joined", first + n, PlayerJoinedData(player=_player(player)), None)
+        for n, player in enumerate(players)
+    ]
+    return _seated(game, items, [player.pk for player in players])
+
+
+def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Event]:
+    """Save the seats just taken in the locked, waiting `game` (`items`, for the
+    players `seated`): the game starts if it is a quick-match game they filled."""
     now = timezone.now()
-    seated = [] if player is None else [player.pk]
     if game.match_key is not None and len(game.seating) == game.max_players:
         return _deal(game, items, now, seated=seated).events
     events = _append(game, items, now)
@@ -863,6 +894,17 @@ def _lock_match(key: str) -> None:
         )
 
 
+@dataclass(frozen=True)
+class MatchRequest:
+    """One player's quick-match request, checked, as `match_find` queues it."""
+
+    player: Player
+    max_players: int
+    target_score: int
+    rules: Rules
+    bots_after: int | None
+
+
 def match_find(
     *,
     player: Player,
@@ -877,15 +919,12 @@ def match_find(
     at once. A player already waiting in a quick-match game with these settings gets
     it back, unchanged.
 
-    Locks, in this order: the settings' advisory lock (`_lock_match`), held to the
-    end of the transaction; then the chosen game's row; then the player's row (the
-    open-game cap). The advisory lock makes requests for the same settings wait for
-    each other, so each sees the seats the one before it took (READ COMMITTED reads
-    what committed before the lock was granted): concurrent requests fill one game
-    before another is opened, and a player cannot be seated twice. Requests for other
-    settings do not wait. The game row is still locked, and its status and room
-    checked again, because leaving, joining by id and the bots' timer change
-    quick-match games without the advisory lock."""
+    Requests for the same settings are served one batch at a time, in one
+    transaction per batch (`_match_batch`): the threads of this process that ask
+    together hand their requests to one of them (`games.combining`), and the
+    processes take turns through the settings' advisory lock. Called inside a
+    transaction (an Idempotency-Key's), the request is served alone, in that
+    transaction. Locks what `_match_batch` locks."""
     if bots_after is not None and not MIN_BOTS_AFTER <= bots_after <= MAX_BOTS_AFTER:
         raise InvalidRequest(
             f"bots_after must be {MIN_BOTS_AFTER}-{MAX_BOTS_AFTER} seconds, or null for never"
@@ -895,34 +934,105 @@ def match_find(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
+    request = MatchRequest(player, max_players, target_score, parsed_rules, bots_after)
     key = match_key(max_players, target_score, parsed_rules)
+    if connection.in_atomic_block:
+        # The caller's transaction would keep the batch's seats uncommitted after its
+        # answers were handed out: this request goes alone.
+        answer = _match_batch(key, lambda: [request])[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+    return MATCHES.submit(key, request)
+
+
+def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outcome | ServiceError]:
+    """Serve a batch of quick-match requests for the settings `key`, in order, in one
+    transaction, committed when this returns; an answer per request.
+
+    Locks, in this order: the settings' advisory lock (`_lock_match`), held to the
+    end of the transaction, before the batch is taken; the waiting games it seats
+    players in, oldest first; then the rows of the players it seats (the open-game
+    cap, `_over_open_games`). The advisory lock makes batches for the same settings
+    wait for each other, so each sees the seats the one before it took (READ
+    COMMITTED reads what committed before the lock was granted): games fill one
+    before another is opened, and a player cannot be seated twice. Batches for other
+    settings do not wait. Each game row is still locked, and its status and room
+    checked again, because leaving, joining by id and the bots' timer change
+    quick-match games without the advisory lock."""
     with transaction.atomic():
         _lock_match(key)
-        waiting = selectors.quick_matches_waiting_for(player, key=key)
-        if waiting:
-            return Outcome(selectors.game_by_id(waiting[0]), [])
-        for game_id in selectors.quick_match_candidates(key, limit=MATCH_CANDIDATES):
-            game = _lock_game(game_id)
-            if game.status != GameStatus.WAITING or len(game.seating) >= game.max_players:
-                continue
-            _check_open_games(player)
-            joined = PlayerJoinedData(player=_player(player))
-            events = _seat_next(game, player, None, "player_joined", joined)
-            return Outcome(game, events)
-        _check_open_games(player)
-        created = _game_insert(
-            host=player,
-            max_players=max_players,
-            target_score=target_score,
-            turn_timeout=None,
-            rules=parsed_rules.to_json(),
-            seed=None,
-            host_plays=True,
-            match_key=key,
-            bots_after=bots_after,
+        requests = take()
+        # A player who asks twice in one batch is served once: both get that answer.
+        unique = list({request.player.pk: request for request in requests}.values())
+        waiting = selectors.quick_match_waiting_of([r.player.pk for r in unique], key=key)
+        to_seat = [r for r in unique if r.player.pk not in waiting]
+        games = _match_games_with_room(key, len(to_seat))
+        answers: dict[Any, Outcome | ServiceError] = dict(
+            _over_open_games([r.player for r in to_seat])
         )
-        _arm_match_bots(created.game)
-    return created
+        to_seat = [r for r in to_seat if r.player.pk not in answers]
+        for game in games:
+            room = game.max_players - len(game.seating)
+            group, to_seat = to_seat[:room], to_seat[room:]
+            if group:
+                events = _seat_players(game, [r.player for r in group])
+                answers.update((r.player.pk, Outcome(game, events)) for r in group)
+        while to_seat:
+            room = to_seat[0].max_players
+            group, to_seat = to_seat[:room], to_seat[room:]
+            game = _match_game_insert(key, group[0])
+            games.append(game)
+            events = _seat_players(game, [r.player for r in group])
+            answers.update((r.player.pk, Outcome(game, events)) for r in group)
+        # Those already waiting get their game as this batch leaves it.
+        known = {game.pk: game for game in games}
+        for request in unique:
+            game_id = waiting.get(request.player.pk)
+            if game_id is not None:
+                if game_id not in known:
+                    known[game_id] = selectors.game_by_id(game_id)
+                answers[request.player.pk] = Outcome(known[game_id], [])
+    return [answers[request.player.pk] for request in requests]
+
+
+def _match_game_insert(key: str, host: MatchRequest) -> Game:
+    """Insert a waiting quick-match game hosted by `host`'s player, with no seat
+    taken yet (the caller seats its players, the host first)."""
+    return _game_insert(
+        host=host.player,
+        max_players=host.max_players,
+        target_score=host.target_score,
+        turn_timeout=None,
+        rules=host.rules.to_json(),
+        seed=None,
+        host_plays=False,
+        match_key=key,
+        bots_after=host.bots_after,
+    ).game
+
+
+def _match_games_with_room(key: str, wanted: int) -> list[Game]:
+    """Lock the oldest waiting public quick-match games of `key` that have room,
+    oldest first, until they have `wanted` free seats (or there are no more among
+    the first `MATCH_CANDIDATES`)."""
+    games: list[Game] = []
+    room = 0
+    if wanted == 0:
+        return games
+    for game_id in selectors.quick_match_candidates(key, limit=MATCH_CANDIDATES):
+        game = _lock_game(game_id)
+        if game.status != GameStatus.WAITING or len(game.seating) >= game.max_players:
+            continue
+        games.append(game)
+        room += game.max_players - len(game.seating)
+        if room >= wanted:
+            break
+    return games
+
+
+# The quick-match requests of this process, combined per settings.
+MATCHES: combining.Combiner[str, MatchRequest, Outcome] = combining.Combiner(_match_batch)
 
 
 def match_cancel(*, player: Player) -> list[uuid.UUID]:

@@ -15,9 +15,10 @@ How changes are heard depends on the database:
   for all the watched games together.
 
 Lobby streams (`games.live.lobby`) also watch a `PlayerChannel` per player, woken
-when that player gets a seat in a game: on PostgreSQL by a player's notification
-sent with the seat; elsewhere the poll compares, in one query, the open games of
-every player with a lobby stream here with what it found last time.
+when that player gets a seat in a game, with the game added to the channel's
+`games`: on PostgreSQL by a player's notification sent with the seat, which names
+the game; elsewhere the poll compares, in one query, the open games of every player
+with a lobby stream here with what it found last time.
 
 Either way a notification may be lost (a listener reconnecting): every
 `HEAL_SECONDS` one query reads the last seq of every watched game, and a channel
@@ -128,8 +129,9 @@ class PlayerChannel:
 
     player_id: str
     watchers: int = 0
-    # The waiting and running games the player was last found in (the poll's
-    # comparison, where no notification tells of a new seat).
+    # The games the player was last found in or heard to get a seat in: what their
+    # lobby streams follow. The poll and the heal compare it with the waiting and
+    # running games the database has (and drop the others).
     games: frozenset[uuid.UUID] = frozenset()
     version: int = 0
     changed: asyncio.Future[None] = field(default_factory=lambda: _future())
@@ -260,10 +262,11 @@ class Hub:
             if channel.watchers == 0:
                 del self.players[player_id]
 
-    def heard_player(self, player_id: str) -> None:
-        """`player_id` got a seat somewhere: wake their lobby streams."""
+    def heard_player(self, player_id: str, game_id: uuid.UUID) -> None:
+        """`player_id` got a seat in `game_id`: wake their lobby streams."""
         channel = self.players.get(player_id)
         if channel is not None:
+            channel.games |= {game_id}
             channel.wake()
 
     @contextlib.contextmanager
@@ -382,9 +385,9 @@ class Hub:
                         if parsed is not None:
                             self.heard_from_listener(*parsed)
                             continue
-                        player_id = parse_player_payload(note.payload)
-                        if player_id is not None:
-                            self.heard_player(player_id)
+                        seated = parse_player_payload(note.payload)
+                        if seated is not None:
+                            self.heard_player(*seated)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -430,11 +433,12 @@ class Hub:
             return
         for player_id, games in found.items():
             channel = self.players.get(player_id)
-            if channel is not None and games != channel.games:
-                new = games - channel.games
-                channel.games = games
-                if new:
-                    channel.wake()
+            if channel is None or games <= channel.games:
+                continue
+            # Games are only added: one heard of just now may be missing from a read
+            # that began before it committed.
+            channel.games |= games
+            channel.wake()
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:

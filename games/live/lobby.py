@@ -6,8 +6,9 @@ streams watch a game, each change of it is read once. When a followed game chang
 the stream compares the game as it is now with what it last saw of it and sends
 the lobby's events (`derive`): nothing is sent for the lobby by the services
 themselves, and nothing is stored for it. A game the player gets a seat in after
-the opening wakes the player's channel of the hub (`PlayerChannel`): the stream
-reads its games again and follows the new ones from their start.
+the opening wakes the player's channel of the hub (`PlayerChannel`), which names
+the game: the stream follows it from its start, without reading the player's games
+again.
 
 The lobby's events carry game ids: a client reads the game's view (or opens its
 stream) to act. They have no ids and are not replayed on reconnection; the opening
@@ -181,7 +182,8 @@ class Lobby:
         open_ids, over_ids = await self.live.read(
             lambda: selectors.lobby_games(player, timezone.now())
         )
-        self.mine.games = frozenset(open_ids)
+        # Seats heard of while the games were read are kept.
+        self.mine.games |= frozenset(open_ids)
         body = await self._follow([*open_ids, *over_ids], discovered=False)
         hello = frame("hello", {"games": [str(game_id) for game_id in self.followed]})
         await self.send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
@@ -191,11 +193,7 @@ class Lobby:
             # writing, with no future left to wake it.
             if self.mine.version != woken:
                 woken = self.mine.version
-                open_ids, _ = await self.live.read(
-                    lambda: selectors.lobby_games(player, timezone.now())
-                )
-                self.mine.games = frozenset(open_ids)
-                new = [game_id for game_id in open_ids if game_id not in self.followed]
+                new = [game_id for game_id in self.mine.games if game_id not in self.followed]
                 await _write(self.send, await self._follow(new, discovered=True))
                 continue
             frames = await self._changes()

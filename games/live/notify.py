@@ -1,6 +1,6 @@
 """The notification that a game changed: "game G reached seq N", nothing more; and
-the one that a player's seats changed: "player P sits somewhere new" (what the lobby
-streams of P need to watch one more game).
+the one that a player got a seat: "player P sits in game G" (what the lobby streams
+of P need to watch one more game, without reading the player's games again).
 
 On PostgreSQL the services send it with ``pg_notify`` inside the change's own
 transaction (folded into the game's UPDATE, so it costs no extra statement), and
@@ -22,8 +22,8 @@ def payload(game_id: object, seq: int) -> str:
     return f"{game_id} {seq}"
 
 
-def player_payload(player_id: object) -> str:
-    return f"{PLAYER_PREFIX}{player_id}"
+def player_payload(player_id: object, game_id: object) -> str:
+    return f"{PLAYER_PREFIX}{player_id} {game_id}"
 
 
 def expression(
@@ -35,7 +35,7 @@ def expression(
     calls = ", ".join(["pg_notify(%s, %s)"] * (1 + len(seated)))
     params: list[object] = [CHANNEL, payload(game_id, seq)]
     for player_id in seated:
-        params += [CHANNEL, player_payload(player_id)]
+        params += [CHANNEL, player_payload(player_id, game_id)]
     return calls, params
 
 
@@ -48,8 +48,12 @@ def parse_payload(text: str) -> tuple[uuid.UUID, int] | None:
         return None
 
 
-def parse_player_payload(text: str) -> str | None:
-    """The player id of a player's notification, or None for anything else."""
+def parse_player_payload(text: str) -> tuple[str, uuid.UUID] | None:
+    """(player id, game id) of a player's notification, or None for anything else."""
     if not text.startswith(PLAYER_PREFIX):
         return None
-    return text[len(PLAYER_PREFIX) :] or None
+    player_id, _, game_id = text[len(PLAYER_PREFIX) :].partition(" ")
+    try:
+        return (player_id, uuid.UUID(game_id)) if player_id else None
+    except ValueError:
+        return None
