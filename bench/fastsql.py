@@ -93,6 +93,10 @@ def fixtures() -> tuple[str, Any]:
     for player in players[1:]:
         services.game_join(game_id=game.pk, player=player)
     game = services.game_start(game_id=game.pk, player=players[0]).game
+    # More players, one of them waiting in a quick-match game.
+    for n in range(9):
+        players.append(Player.objects.create(name=f"P{n}", token_hash=hash_token(f"p-{n}")))
+    services.match_find(player=players[-1], bots_after=None)
     return "bench-fastsql-Ann", game
 
 
@@ -112,6 +116,16 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
     from unoservice import fastsql
 
     seq = [game.last_seq]
+    started_seq = game.last_seq  # the events of the start, which the inserts below follow
+
+    def newest_orm() -> list[Event]:
+        rows = Event.objects.filter(game_id=game.pk, seq__gt=0, seq__lte=started_seq)
+        return list(reversed(rows.order_by("-seq")[:600]))
+
+    def newest_helper() -> list[Event]:
+        return fastsql.select_newest(
+            Event, "game", game.pk, order="seq", after=0, upto=started_seq, limit=600
+        )
 
     def events(count: int) -> list[Event]:
         at = game.updated_at
@@ -139,6 +153,10 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
         fastsql.update_fields(game, MOVE_FIELDS)
 
     token_hash = hash_token(token)
+    waiting = {"status": "waiting", "match_key": "4:500:", "visibility": "public"}
+    # A batch of quick-match requests locks the rows of its players (13 on average
+    # under bench.matchmaking's crowd).
+    player_ids = sorted(Player.objects.values_list("pk", flat=True))[:13]
     # raw() sends its parameters as they are: the key as the column stores it.
     game_key = Game._meta.get_field("id").get_db_prep_value(game.pk, connection)
     game_sql, player_sql = raw_sql(Game, "id", lock=True), raw_sql(Player, "token_hash")
@@ -177,6 +195,38 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
                 "fastsql.select_by(lock=True)": lambda: fastsql.select_by(
                     Game, "id", game.pk, lock=True
                 ),
+            },
+        ),
+        (
+            f"a game's newest events ({started_seq}, the start of a 4-player game)",
+            {
+                "filter().order_by()[:n]": newest_orm,
+                "fastsql.select_newest": newest_helper,
+            },
+        ),
+        (
+            "lock the waiting quick-match games of a setting",
+            {
+                "select_for_update().filter().order_by()[:n]": lambda: list(
+                    Game.objects.select_for_update()
+                    .filter(**waiting)
+                    .order_by("created_at", "id")[:10]
+                ),
+                "fastsql.select_where(lock=True)": lambda: fastsql.select_where(
+                    Game, waiting, order_by=("created_at", "id"), limit=10, lock=True
+                ),
+            },
+        ),
+        (
+            f"lock {len(player_ids)} players' rows",
+            {
+                "select_for_update().filter(pk__in)": lambda: list(
+                    Player.objects.select_for_update()
+                    .filter(pk__in=player_ids)
+                    .order_by("pk")
+                    .values_list("pk")
+                ),
+                "fastsql.lock_keys": lambda: fastsql.lock_keys(Player, player_ids),
             },
         ),
         (

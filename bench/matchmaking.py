@@ -9,19 +9,24 @@ talks to a server already running (with rate limits lifted, as bench/serve.py
 sets them). Then:
 
 1. ``--players`` players sign up (``POST /players``), a few at a time.
-2. Every player asks for a quick match at once (``POST /matchmaking``, ``--size``
+2. The baseline, on the same server in the same run: every player sends the
+   cheapest authenticated request, ``GET /players/me``, at once (released together
+   by a barrier, streams open); its latencies say how fast this machine answers a
+   crowd right now. The figures below are also given as ratios to it.
+3. Every player asks for a quick match at once (``POST /matchmaking``, ``--size``
    seats, bots never), one thread and one connection each, released together by a
    barrier. Each request's latency is its round trip.
-3. The time from each player's request to its game's start: by default (``--by
+4. The time from each player's request to its game's start: by default (``--by
    stream``) each player opens its lobby stream (``GET /players/me/stream``, read
    up to its ``hello``) before the barrier, and the time is that of the
    ``game_started`` of its game on that stream, as a client would learn it. With
    ``--by poll`` it polls its game instead (``GET /games/{id}``, every ``--poll``
-   seconds) until the view says ``playing`` (the player whose request filled the
-   table sees ``playing`` in the answer itself). The players of the remainder's
+   seconds) until the view says ``playing`` (the players whose requests were
+   served in the batch that filled the table see ``playing`` in the answer
+   itself). The players of the remainder's
    game, which cannot fill, stop waiting once every other player saw its game
    start.
-4. It checks the outcome: every player seated exactly once, ``players // size``
+5. It checks the outcome: every player seated exactly once, ``players // size``
    games full and playing, and at most one game left waiting (with the remainder,
    when ``--players`` is not a multiple of ``--size``).
 
@@ -90,6 +95,7 @@ class Player:
     status: int = 0
     error: str | None = None
     game: str | None = None
+    baseline_ms: float | None = None
     request_ms: float | None = None
     to_playing_ms: float | None = None
     answered_playing: bool = False
@@ -192,6 +198,10 @@ def ask_all(url: str, players: list[Player], size: int, poll: float, by: str) ->
                     streams.append((connection, response))
             barrier.wait(timeout=START_TIMEOUT)
             started = time.perf_counter()
+            client.call("GET", "/players/me")
+            player.baseline_ms = (time.perf_counter() - started) * 1000
+            barrier.wait(timeout=START_TIMEOUT)
+            started = time.perf_counter()
             status, body = client.call(
                 "POST", "/matchmaking", {"max_players": size, "bots_after": None}
             )
@@ -281,14 +291,16 @@ def run(url: str, count: int, size: int, poll: float, by: str = "stream") -> dic
     wall = time.perf_counter() - started
     figures = outcome(url, players, size)
     errors = Counter(p.error for p in players if p.error)
+    baseline = percentiles([p.baseline_ms for p in players if p.baseline_ms is not None])
+    to_playing = percentiles([p.to_playing_ms for p in players if p.to_playing_ms is not None])
     return {
         "players": count,
         "size": size,
         "wall_seconds": round(wall, 2),
+        "baseline_ms": baseline,
         "request_ms": percentiles([p.request_ms for p in players if p.request_ms is not None]),
-        "to_playing_ms": percentiles(
-            [p.to_playing_ms for p in players if p.to_playing_ms is not None]
-        ),
+        "to_playing_ms": to_playing,
+        "to_playing_p99_over_baseline_p99": _ratio(to_playing["p99"], baseline["p99"]),
         "answered_playing": sum(p.answered_playing for p in players),
         "to_playing_measured_by": (
             "game_started on the lobby stream"
@@ -298,6 +310,10 @@ def run(url: str, count: int, size: int, poll: float, by: str = "stream") -> dic
         "errors": dict(errors),
         **figures,
     }
+
+
+def _ratio(value: float | None, baseline: float | None) -> float | None:
+    return None if value is None or not baseline else round(value / baseline, 2)
 
 
 def main(argv: list[str] | None = None) -> int:

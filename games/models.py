@@ -131,6 +131,15 @@ class Game(models.Model):
                 return number
         return None
 
+    def seated_host(self) -> dict[str, Any] | None:
+        """The host's entry in `seating` (their id and name) when they have a seat,
+        whoever holds it now; None for a host who does not play."""
+        host_id = str(self.host_id)
+        for entry in self.seating:
+            if entry["player"] and entry["player"]["id"] == host_id:
+                return dict(entry["player"])
+        return None
+
     def human_player_ids(self) -> list[str]:
         return [e["player"]["id"] for e in self.seating if e["bot"] is None and e["player"]]
 

@@ -37,11 +37,7 @@ def player_json(player: Player | None) -> dict[str, Any] | None:
 
 def host_json(game: Game) -> dict[str, Any] | None:
     """The host, from the seating when they sit at the table (no query)."""
-    host_id = str(game.host_id)
-    for entry in game.seating:
-        if entry["player"] and entry["player"]["id"] == host_id:
-            return dict(entry["player"])
-    return player_json(game.host)
+    return game.seated_host() or player_json(game.host)
 
 
 def game_view(

@@ -7,9 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games import engine, invites
 from games.engine.vocabulary import is_event_type
@@ -146,12 +146,17 @@ def open_games_of(player_ids: Iterable[str]) -> dict[str, frozenset[uuid.UUID]]:
 
 
 def game_with_recent_events(game_id: uuid.UUID, after: int, keep: int) -> tuple[Game, list[Event]]:
-    """A game (with its host) and its events after `after`, at most the `keep` newest,
-    in order: what a live channel reads when it hears of a change."""
-    game = Game.objects.select_related("host").get(pk=game_id)
-    newest = Event.objects.filter(game_id=game_id, seq__gt=after, seq__lte=game.last_seq)
-    events = list(newest.order_by("-seq")[:keep])
-    events.reverse()
+    """A game (with its host, when they do not play: the view names them) and its
+    events after `after`, at most the `keep` newest, in order: what a live channel
+    reads when it hears of a change. `Game.DoesNotExist` when it is gone."""
+    game = fastsql.select_by(Game, "id", game_id)
+    if game is None:
+        raise Game.DoesNotExist
+    if game.seated_host() is None:
+        game.host  # noqa: B018  (loaded on this thread: views are rendered off it)
+    events = fastsql.select_newest(
+        Event, "game", game_id, order="seq", after=after, upto=game.last_seq, limit=keep
+    )
     return game, events
 
 
@@ -224,44 +229,39 @@ def quick_matches_waiting_for(player: Player, *, key: str | None = None) -> list
     return list(games.order_by("created_at", "pk").values_list("pk", flat=True))
 
 
-def quick_match_waiting_of(player_ids: Sequence[Any], *, key: str) -> dict[Any, uuid.UUID]:
-    """For each of these players who waits in a quick-match game with settings `key`,
-    the oldest such game's id, in one query."""
-    rows = (
-        Seat.objects.filter(
-            player_id__in=player_ids,
-            bot__isnull=True,
-            game__status=GameStatus.WAITING,
-            game__match_key=key,
-        )
-        .order_by("-game__created_at", "-game_id")
-        .values_list("player_id", "game_id")
-    )
-    return dict(rows)  # the last of each player's rows, their oldest game, wins
+class OpenSeat(NamedTuple):
+    """A seat that makes a player one of the players of a waiting or running game."""
+
+    game_id: uuid.UUID
+    status: str
+    match_key: str | None
+    plays: bool  # False: a bot holds it after their timeouts, until they resume
+    created_at: dt.datetime  # the game's
 
 
-def open_seat_counts(player_ids: Sequence[Any]) -> dict[Any, int]:
-    """For each of these players, how many waiting or running games they are one of
-    the players of (see `_seats_held`), in one query; 0 for those with none."""
-    counts = dict.fromkeys(player_ids, 0)
+def open_seats_of(player_ids: Sequence[Any]) -> dict[Any, list[OpenSeat]]:
+    """For each of these players, the seats that make them one of the players of a
+    waiting or running game (see `_seats_held`), in one query."""
+    found: dict[Any, list[OpenSeat]] = {player_id: [] for player_id in player_ids}
     rows = (
         Seat.objects.filter(player_id__in=player_ids, game__status__in=OPEN_STATUSES)
         .filter(Q(bot__isnull=True) | Q(timed_out=True))
-        .values("player_id")
-        .annotate(games=Count("id"))
-        .values_list("player_id", "games")
+        .values_list(
+            "player_id", "game_id", "game__status", "game__match_key", "bot", "game__created_at"
+        )
     )
-    counts.update(rows)
-    return counts
+    for player_id, game_id, status, key, bot, created_at in rows:
+        found[player_id].append(OpenSeat(game_id, status, key, bot is None, created_at))
+    return found
 
 
-def quick_match_candidates(key: str, *, limit: int) -> list[uuid.UUID]:
-    """The ids of the oldest waiting quick-match games with settings `key`, oldest
-    first: where quick match seats a player."""
-    games = Game.objects.filter(
-        status=GameStatus.WAITING, match_key=key, visibility=Visibility.PUBLIC
-    )
-    return list(games.order_by("created_at", "pk").values_list("pk", flat=True)[:limit])
+def quick_match_candidates(key: str, *, limit: int, lock: bool = False) -> list[Game]:
+    """The oldest waiting public quick-match games with settings `key`, oldest first:
+    where quick match seats a player. With `lock`, locked (``FOR UPDATE``) for the
+    caller's transaction, in that order; a game that stopped waiting while its lock
+    was awaited is left out. Every batch of quick match starts here, hence `fastsql`."""
+    equal = {"status": GameStatus.WAITING, "match_key": key, "visibility": Visibility.PUBLIC}
+    return fastsql.select_where(Game, equal, order_by=("created_at", "id"), limit=limit, lock=lock)
 
 
 def overdue_quick_matches(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:

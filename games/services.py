@@ -138,6 +138,14 @@ def _append(
 ) -> list[Event]:
     """Insert events with the next seqs (the game row is locked, so seqs cannot race).
     Services build theirs as `engine.Event`s too: one typed vocabulary for both."""
+    rows = _event_rows(game, items, now)
+    fastsql.insert_rows(Event, rows)
+    return rows
+
+
+def _event_rows(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> list[Event]:
+    """The rows of `items`, with the game's next seqs (its `last_seq` moves on); the
+    caller inserts them."""
     rows = []
     for offset, item in enumerate(items, start=1):
         rows.append(
@@ -151,7 +159,6 @@ def _append(
                 at=now,
             )
         )
-    fastsql.insert_rows(Event, rows)
     game.last_seq += len(rows)
     return rows
 
@@ -224,9 +231,7 @@ def _store(
 ) -> list[Event]:
     """Save the locked game with its new state, append `items` and arm what comes next
     (`seated`: players who just got a seat, as `_save` takes them)."""
-    game.state = state.to_snapshot()
-    _finish_if_over(game, state, now)
-    _set_timers(game, state, now, turn_changed=turn_changed)
+    _follow_state(game, state, now, turn_changed=turn_changed)
     events = _append(game, items, now)
     _save(
         game,
@@ -235,6 +240,14 @@ def _store(
     )
     _schedule(game, state, now)
     return events
+
+
+def _follow_state(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+    """Set the game's fields that follow from its new engine state: the state itself,
+    the end of the game, the timers."""
+    game.state = state.to_snapshot()
+    _finish_if_over(game, state, now)
+    _set_timers(game, state, now, turn_changed=turn_changed)
 
 
 def _save(game: Game, fields: list[str], *, seated: Sequence[object] = ()) -> None:
@@ -327,29 +340,32 @@ def _check_open_games(player: Player) -> None:
     """Refuse a new seat to a player who already sits in `MAX_OPEN_GAMES` waiting or
     running games. Locks the player's row first: two requests of one
     player at once are counted one after the other."""
-    refused = _over_open_games([player])
-    if refused:
-        raise refused[player.pk]
+    refused = _too_many_games(_lock_seat_holders([player])[player.pk])
+    if refused is not None:
+        raise refused
 
 
-def _over_open_games(players: Sequence[Player]) -> dict[Any, TooManyGames]:
-    """The error of each of `players` who already sits in `MAX_OPEN_GAMES` waiting or
-    running games, by player id. Locks their rows first, in id order (requests of
-    one player at once are counted one after the other, and two groups cannot
-    deadlock), with one statement for the locks and one for the count."""
+def _lock_seat_holders(players: Sequence[Player]) -> dict[Any, list[selectors.OpenSeat]]:
+    """The waiting and running games each of `players` is one of the players of, by
+    player id, read once their rows are locked: in id order (requests of one player
+    at once are counted one after the other, and two groups cannot deadlock), in
+    one statement, then one statement for the seats."""
     ids = sorted({player.pk for player in players})
     if not ids:
         return {}
-    list(Player.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
-    refused = {}
-    for player_id, open_games in selectors.open_seat_counts(ids).items():
-        if open_games >= MAX_OPEN_GAMES:
-            refused[player_id] = TooManyGames(
-                f"you already host or sit in {open_games} waiting or running games"
-                f" (at most {MAX_OPEN_GAMES}); finish or leave one first",
-                details={"limit": MAX_OPEN_GAMES},
-            )
-    return refused
+    fastsql.lock_keys(Player, ids)
+    return selectors.open_seats_of(ids)
+
+
+def _too_many_games(seats: Sequence[selectors.OpenSeat]) -> TooManyGames | None:
+    """The error for a player with these open seats, if they may take no other."""
+    if len(seats) < MAX_OPEN_GAMES:
+        return None
+    return TooManyGames(
+        f"you already host or sit in {len(seats)} waiting or running games"
+        f" (at most {MAX_OPEN_GAMES}); finish or leave one first",
+        details={"limit": MAX_OPEN_GAMES},
+    )
 
 
 def _game_insert(
@@ -363,11 +379,9 @@ def _game_insert(
     host_plays: bool,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
-    match_key: str | None = None,
-    bots_after: int | None = None,
 ) -> Outcome:
-    """Insert a waiting game (in the caller's transaction). A quick-match game has
-    its `match_key`, and its bots come `bots_after` seconds from now."""
+    """Insert a waiting game (in the caller's transaction); quick match builds its
+    own (`_match_game_build`)."""
     try:
         parsed_rules = Rules.from_json(rules or {})
         GameConfig(max_players, target_score, parsed_rules)
@@ -385,8 +399,6 @@ def _game_insert(
         seating=[seating_entry(host, None)] if host_plays else [],
         visibility=visibility,
         rated=rated,
-        match_key=match_key,
-        bots_at=None if bots_after is None else now + dt.timedelta(seconds=bots_after),
     )
     events: list[Event] = []
     if host_plays:
@@ -401,12 +413,15 @@ def _game_insert(
 def _announce_seat(player: Player, game: Game) -> None:
     """Tell the lobby streams of `player` (games.live.hub) that they sit in `game`,
     when the transaction commits (PostgreSQL; elsewhere the hub polls)."""
-    if connection.vendor == "postgresql":
+    _announce_seats([(player.pk, game.pk)])
+
+
+def _announce_seats(seats: Sequence[tuple[object, object]]) -> None:
+    """`_announce_seat` for each (player id, game id) of `seats`, in one statement."""
+    if connection.vendor == "postgresql" and seats:
+        calls, params = notify.seats_expression(seats)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_notify(%s, %s)",
-                [notify.CHANNEL, notify.player_payload(player.pk, game.pk)],
-            )
+            cursor.execute(f"SELECT {calls}", params)
 
 
 def _insert_with_code(*, private: bool, **fields: Any) -> Game:
@@ -482,11 +497,12 @@ def _seat_players(game: Game, players: Sequence[Player]) -> list[Event]:
     rows = [Seat(game=game, seat=first + n, player=player) for n, player in enumerate(players)]
     fastsql.insert_rows(Seat, rows)
     game.seating = [*game.seating, *(seating_entry(player, None) for player in players)]
-    items = [
-        engine.Event("player_joined", first + n, PlayerJoinedData(player=_player(player)), None)
-        for n, player in enumerate(players)
-    ]
+    items = [_joined(first + n, player) for n, player in enumerate(players)]
     return _seated(game, items, [player.pk for player in players])
+
+
+def _joined(seat: int, player: Player) -> engine.Event:
+    return engine.Event("player_joined", seat, PlayerJoinedData(player=_player(player)), None)
 
 
 def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Event]:
@@ -524,11 +540,7 @@ def _deal(
 ) -> Outcome:
     """Start the locked, waiting `game` with the seats it has: deal round 1 and save,
     `items` (seats just taken, by the players `seated`) logged first, as one change."""
-    config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
-    state, engine_events = engine.new_game(config, game.seed)
-    game.status = GameStatus.PLAYING
-    game.started_at = now
-    game.bots_at = None
+    state, engine_events = _start(game, now)
     events = _store(
         game,
         state,
@@ -539,6 +551,17 @@ def _deal(
         seated=seated,
     )
     return Outcome(game, events, state)
+
+
+def _start(game: Game, now: dt.datetime) -> tuple[GameState, list[engine.Event]]:
+    """Deal round 1 of the waiting `game` with the seats it has, and mark it started
+    (the caller stores it): the state and the engine's events."""
+    config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
+    state, engine_events = engine.new_game(config, game.seed)
+    game.status = GameStatus.PLAYING
+    game.started_at = now
+    game.bots_at = None
+    return state, engine_events
 
 
 def _arm_match_bots(game: Game) -> None:
@@ -951,9 +974,10 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
     transaction, committed when this returns; an answer per request.
 
     Locks, in this order: the settings' advisory lock (`_lock_match`), held to the
-    end of the transaction, before the batch is taken; the waiting games it seats
-    players in, oldest first; then the rows of the players it seats (the open-game
-    cap, `_over_open_games`). The advisory lock makes batches for the same settings
+    end of the transaction, before the batch is taken; the waiting games it may
+    seat players in, oldest first, in one statement; then the rows of the players
+    (`_lock_seat_holders`: the open-game cap, and whether they already wait in a
+    game of `key`). The advisory lock makes batches for the same settings
     wait for each other, so each sees the seats the one before it took (READ
     COMMITTED reads what committed before the lock was granted): games fill one
     before another is opened, and a player cannot be seated twice. Batches for other
@@ -965,26 +989,36 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
         requests = take()
         # A player who asks twice in one batch is served once: both get that answer.
         unique = list({request.player.pk: request for request in requests}.values())
-        waiting = selectors.quick_match_waiting_of([r.player.pk for r in unique], key=key)
-        to_seat = [r for r in unique if r.player.pk not in waiting]
-        games = _match_games_with_room(key, len(to_seat))
-        answers: dict[Any, Outcome | ServiceError] = dict(
-            _over_open_games([r.player for r in to_seat])
-        )
-        to_seat = [r for r in to_seat if r.player.pk not in answers]
+        games = _match_games_with_room(key, len(unique))
+        seats_of = _lock_seat_holders([r.player for r in unique])
+        answers: dict[Any, Outcome | ServiceError] = {}
+        waiting: dict[Any, uuid.UUID] = {}
+        to_seat = []
+        for request in unique:
+            seats = seats_of[request.player.pk]
+            waits_in = _waiting_quick_match(seats, key)
+            refused = _too_many_games(seats)
+            if waits_in is not None:
+                waiting[request.player.pk] = waits_in
+            elif refused is not None:
+                answers[request.player.pk] = refused
+            else:
+                to_seat.append(request)
         for game in games:
             room = game.max_players - len(game.seating)
             group, to_seat = to_seat[:room], to_seat[room:]
             if group:
                 events = _seat_players(game, [r.player for r in group])
                 answers.update((r.player.pk, Outcome(game, events)) for r in group)
+        built = []
         while to_seat:
             room = to_seat[0].max_players
             group, to_seat = to_seat[:room], to_seat[room:]
-            game = _match_game_insert(key, group[0])
-            games.append(game)
-            events = _seat_players(game, [r.player for r in group])
-            answers.update((r.player.pk, Outcome(game, events)) for r in group)
+            built.append(_match_game_build(key, group))
+            outcome = built[-1].outcome
+            games.append(outcome.game)
+            answers.update((r.player.pk, outcome) for r in group)
+        _insert_built(built)
         # Those already waiting get their game as this batch leaves it.
         known = {game.pk: game for game in games}
         for request in unique:
@@ -996,39 +1030,80 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
     return [answers[request.player.pk] for request in requests]
 
 
-def _match_game_insert(key: str, host: MatchRequest) -> Game:
-    """Insert a waiting quick-match game hosted by `host`'s player, with no seat
-    taken yet (the caller seats its players, the host first)."""
-    return _game_insert(
+@dataclass
+class _Built:
+    """A new game built in memory, with its seats, for `_insert_built` to write."""
+
+    outcome: Outcome
+    seats: list[Seat]
+
+
+def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
+    """A new quick-match game of `key`, hosted by the first of `group`, with each of
+    `group` seated in order (as many as it has seats at most), and started if they
+    fill it: the whole of its first change, built in memory."""
+    host = group[0]
+    now = timezone.now()
+    players = [request.player for request in group]
+    game = Game(
         host=host.player,
         max_players=host.max_players,
         target_score=host.target_score,
-        turn_timeout=None,
         rules=host.rules.to_json(),
-        seed=None,
-        host_plays=False,
+        seed=new_seed(),
+        seating=[seating_entry(player, None) for player in players],
         match_key=key,
-        bots_after=host.bots_after,
-    ).game
+        bots_at=None if host.bots_after is None else now + dt.timedelta(seconds=host.bots_after),
+    )
+    seats = [Seat(game=game, seat=n, player=player) for n, player in enumerate(players)]
+    items = [_joined(n, player) for n, player in enumerate(players)]
+    state = None
+    if len(players) == game.max_players:
+        state, dealt = _start(game, now)
+        items += dealt
+        _follow_state(game, state, now, turn_changed=True)
+    return _Built(Outcome(game, _event_rows(game, items, now), state), seats)
+
+
+def _insert_built(built: Sequence[_Built]) -> None:
+    """Write the games built in memory: one INSERT for the games, one for their seats,
+    one for their events, and one statement for their players' notifications; and
+    arm on commit what each calls for. A new game is at its first version, which its
+    row was inserted with."""
+    if not built:
+        return
+    fastsql.insert_rows(Game, [b.outcome.game for b in built])
+    fastsql.insert_rows(Seat, [seat for b in built for seat in b.seats])
+    fastsql.insert_rows(Event, [event for b in built for event in b.outcome.events])
+    _announce_seats([(seat.player_id, b.outcome.game.pk) for b in built for seat in b.seats])
+    now = timezone.now()
+    for b in built:
+        game, state = b.outcome.game, b.outcome.state
+        if state is not None:
+            _schedule(game, state, now)
+        else:
+            _arm_match_bots(game)
 
 
 def _match_games_with_room(key: str, wanted: int) -> list[Game]:
     """Lock the oldest waiting public quick-match games of `key` that have room,
-    oldest first, until they have `wanted` free seats (or there are no more among
-    the first `MATCH_CANDIDATES`)."""
-    games: list[Game] = []
-    room = 0
-    if wanted == 0:
-        return games
-    for game_id in selectors.quick_match_candidates(key, limit=MATCH_CANDIDATES):
-        game = _lock_game(game_id)
-        if game.status != GameStatus.WAITING or len(game.seating) >= game.max_players:
-            continue
-        games.append(game)
-        room += game.max_players - len(game.seating)
-        if room >= wanted:
-            break
-    return games
+    oldest first: as many as `wanted` players could need (each has a free seat at
+    least), at most `MATCH_CANDIDATES`."""
+    games = selectors.quick_match_candidates(key, limit=min(wanted, MATCH_CANDIDATES), lock=True)
+    return [game for game in games if len(game.seating) < game.max_players]
+
+
+def _waiting_quick_match(seats: Sequence[selectors.OpenSeat], key: str) -> uuid.UUID | None:
+    """The oldest waiting quick-match game of `key` that a player with these open
+    seats plays in, if any."""
+    waiting = [
+        seat
+        for seat in seats
+        if seat.plays and seat.status == GameStatus.WAITING and seat.match_key == key
+    ]
+    return (
+        min(waiting, key=lambda seat: (seat.created_at, seat.game_id)).game_id if waiting else None
+    )
 
 
 # The quick-match requests of this process, combined per settings.

@@ -1,6 +1,7 @@
 """The production server: the whole HTTP API, streams included, on one port.
 
     python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2 [--threads 4]
+        [--match-threads 16]
 
 gunicorn manages the processes (one per core is the rule: each holds its own
 listener and thousands of streams), each running uvicorn with the ASGI application
@@ -84,9 +85,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--threads", type=int, default=4, help="REST API threads per worker")
+    parser.add_argument(
+        "--match-threads", type=int, default=16, help="quick-match threads per worker"
+    )
     parser.add_argument("--access-log", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     os.environ["UNO_API_THREADS"] = str(args.threads)
+    os.environ["UNO_MATCH_THREADS"] = str(args.match_threads)
     options: dict[str, Any] = {
         "bind": f"{args.host}:{args.port}",
         "workers": args.workers,

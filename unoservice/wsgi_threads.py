@@ -27,10 +27,11 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
 class ThreadedWSGI:
-    def __init__(self, app: Any, threads: int) -> None:
+    def __init__(self, app: Any, threads: int, *, name: str = "api") -> None:
         self.app = app
         self.threads = threads
-        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="api")
+        self.name = name
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix=name)
 
     async def stop(self) -> None:
         """Close the threads' database connections (the server is stopping)."""
@@ -38,7 +39,7 @@ class ThreadedWSGI:
 
         executor, self.executor = (
             self.executor,
-            ThreadPoolExecutor(self.threads, thread_name_prefix="api"),
+            ThreadPoolExecutor(self.threads, thread_name_prefix=self.name),
         )
         await close_thread_connections(executor, self.threads)
 

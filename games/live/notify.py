@@ -32,9 +32,21 @@ def expression(
     """The notification as an SQL expression and its parameters, for the game's
     UPDATE to evaluate (``unoservice.fastsql.update_fields(also=...)``); with
     `seated`, one more notification per player who just got a seat in the game."""
-    calls = ", ".join(["pg_notify(%s, %s)"] * (1 + len(seated)))
+    calls = ["pg_notify(%s, %s)"]
     params: list[object] = [CHANNEL, payload(game_id, seq)]
-    for player_id in seated:
+    if seated:
+        seat_calls, seat_params = seats_expression([(player, game_id) for player in seated])
+        calls.append(seat_calls)
+        params += seat_params
+    return ", ".join(calls), params
+
+
+def seats_expression(seats: Sequence[tuple[object, object]]) -> tuple[str, list[str]]:
+    """The notifications that each (player id, game id) of `seats` got a seat, as one
+    SQL expression and its parameters."""
+    calls = ", ".join(["pg_notify(%s, %s)"] * len(seats))
+    params: list[str] = []
+    for player_id, game_id in seats:
         params += [CHANNEL, player_payload(player_id, game_id)]
     return calls, params
 

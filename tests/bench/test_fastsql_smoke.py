@@ -24,5 +24,8 @@ def test_every_statement_is_timed_each_way_and_compared_with_the_helper() -> Non
         "insert 2 events",
         "update 9 game fields",
         "lock the game row",
+        "a game's newest events (6, the start of a 4-player game)",
+        "lock the waiting quick-match games of a setting",
+        "lock 13 players' rows",
         "player by token hash",
     ]

@@ -12,6 +12,7 @@ import time_machine
 from django.utils import timezone
 
 from games import dispatch, services, tasks
+from games.engine import Rules
 from games.models import Event, Game
 from tests.factories import assert_error, footprint, make_persona, reload, stamp_game
 
@@ -98,16 +99,10 @@ def test_bots_after_is_not_a_setting_that_is_matched(host, guest):
 def test_the_oldest_waiting_game_with_room_is_chosen(host, guest, outsider):
     older = ask(host, {"max_players": 2}).json()["id"]
     # A second game with the same settings, made later (as after a race elsewhere).
-    newer = services._game_insert(
-        host=guest.player,
-        max_players=2,
-        target_score=500,
-        turn_timeout=None,
-        rules={},
-        seed=None,
-        host_plays=True,
-        match_key=reload(older).match_key,
-    ).game
+    request = services.MatchRequest(guest.player, 2, 500, Rules(), None)
+    built = services._match_game_build(reload(older).match_key, [request])
+    services._insert_built([built])
+    newer = built.outcome.game
     assert str(newer.pk) != older
     assert ask(outsider, {"max_players": 2}).json()["id"] == older
 

@@ -202,8 +202,44 @@ def test_no_matching_row_is_none() -> None:
     assert fastsql.select_by(Game, "id", "6f1c2a34-0000-4000-8000-000000000000") is None
 
 
+# -- select_newest ---------------------------------------------------------------------
+
+
+def game_with_log(host: Persona, length: int) -> Game:
+    game = GameFactory(host=host.player)
+    Event.objects.bulk_create(
+        Event(
+            game=game, seq=seq, round=1, type="card_played", seat=seq % 2, data={"n": seq}, at=NOW
+        )
+        for seq in range(1, length + 1)
+    )
+    return game
+
+
+def orm_newest(game: Game, after: int, upto: int, limit: int) -> list[Event]:
+    rows = Event.objects.filter(game=game, seq__gt=after, seq__lte=upto).order_by("-seq")
+    return list(reversed(rows[:limit]))
+
+
 @pytest.mark.django_db
-def test_a_malformed_value_is_refused_as_the_orm_refuses_it() -> None:
+@pytest.mark.parametrize(
+    ("after", "upto", "limit"), [(0, 9, 600), (2, 7, 600), (0, 9, 3), (9, 9, 5)]
+)
+def test_the_newest_rows_equal_the_orms_in_every_field_and_order(
+    host: Persona, after: int, upto: int, limit: int
+) -> None:
+    game = game_with_log(host, 9)
+    game_with_log(host, 4)  # another game's log is not read
+
+    found = fastsql.select_newest(
+        Event, "game", game.pk, order="seq", after=after, upto=upto, limit=limit
+    )
+
+    expected = orm_newest(game, after, upto, limit)
+    assert [columns(Event, e) for e in found] == [columns(Event, e) for e in expected]
+    assert [e.seq for e in found] == sorted(e.seq for e in found)
+    assert len(found) == min(limit, upto - after)
+
     with pytest.raises(ValidationError):
         Game.objects.filter(pk="not-a-uuid").first()
     with pytest.raises(ValidationError):
@@ -213,6 +249,51 @@ def test_a_malformed_value_is_refused_as_the_orm_refuses_it() -> None:
 def test_only_a_unique_column_may_be_selected_by() -> None:
     with pytest.raises(ValueError, match="not unique"):
         fastsql.select_by(Player, "name", "Ann")
+
+
+# -- select_where and lock_keys ------------------------------------------------------
+
+
+def quick_games(host: Persona) -> list[Game]:
+    """Waiting quick-match games of two settings, created in a shuffled order, and
+    games that are not candidates: one playing, one private."""
+    made = []
+    for minute, key in [(3, "4:500:"), (1, "4:500:"), (2, "2:500:"), (0, "4:500:")]:
+        with time_machine.travel(NOW + dt.timedelta(minutes=minute), tick=False):
+            made.append(GameFactory(host=host.player, match_key=key, target_score=minute))
+    GameFactory(host=host.player, match_key="4:500:", status=GameStatus.PLAYING)
+    GameFactory(host=host.player, match_key="4:500:", visibility="private", invite_code="ABCDEFGH")
+    return made
+
+
+WAITING = {"status": GameStatus.WAITING, "match_key": "4:500:", "visibility": "public"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("limit", [1, 2, 10])
+@pytest.mark.parametrize("lock", [False, True])
+def test_rows_selected_where_fields_equal_are_the_orms_in_every_field_and_order(
+    host: Persona, limit: int, lock: bool
+) -> None:
+    quick_games(host)
+
+    with transaction.atomic():
+        found = fastsql.select_where(
+            Game, WAITING, order_by=("created_at", "id"), limit=limit, lock=lock
+        )
+
+    expected = Game.objects.filter(**WAITING).order_by("created_at", "id")[:limit]
+    assert [columns(Game, g) for g in found] == [columns(Game, g) for g in expected]
+    assert len(found) == min(limit, 3)
+    assert [g.target_score for g in found] == [0, 1, 3][:limit]  # oldest first
+
+
+@pytest.mark.django_db
+def test_locking_keys_that_match_no_row_or_none_at_all_is_harmless(host: Persona) -> None:
+    with transaction.atomic():
+        fastsql.lock_keys(Player, [])
+        fastsql.lock_keys(Player, ["6f1c2a34-0000-4000-8000-000000000000", host.player.pk])
+    assert Player.objects.filter(pk=host.player.pk).exists()
 
 
 # -- locks (PostgreSQL) ------------------------------------------------------------
@@ -288,3 +369,57 @@ def test_skip_locked_finds_nothing_while_another_transaction_holds_the_row(
 
     assert while_held == [None]
     assert [r.pk for r in after if r is not None] == [game.pk]
+
+
+def wait_until_one_session_waits_for_a_lock() -> None:
+    deadline = time.monotonic() + BLOCKED_WITHIN
+    while sessions_waiting_for_a_lock() == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sessions_waiting_for_a_lock() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_locked_keys_make_another_lock_of_any_of_them_wait_until_the_holder_commits(
+    host: Persona, guest: Persona, outsider: Persona
+) -> None:
+    with transaction.atomic():
+        fastsql.lock_keys(Player, [outsider.player.pk, host.player.pk])
+        thread, results = on_another_connection(
+            lambda: fastsql.select_by(Player, "id", host.player.pk, lock=True)
+        )
+        free, unlocked = on_another_connection(
+            lambda: fastsql.select_by(Player, "id", guest.player.pk, lock=True)
+        )
+        free.join(JOIN_TIMEOUT)
+        assert [p.pk for p in unlocked if p is not None] == [guest.player.pk]
+        wait_until_one_session_waits_for_a_lock()
+        assert results == []
+    thread.join(JOIN_TIMEOUT)
+
+    assert [p.pk for p in results if p is not None] == [host.player.pk]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_row_that_stops_matching_while_awaited_is_left_out(host: Persona) -> None:
+    oldest, *_ = sorted(
+        (g for g in quick_games(host) if g.match_key == "4:500:"), key=lambda g: g.created_at
+    )
+
+    def candidates() -> list[Game]:
+        return fastsql.select_where(
+            Game, WAITING, order_by=("created_at", "id"), limit=10, lock=True
+        )
+
+    with transaction.atomic():
+        assert fastsql.select_by(Game, "id", oldest.pk, lock=True) is not None
+        thread, results = on_another_connection(candidates)
+        wait_until_one_session_waits_for_a_lock()
+        Game.objects.filter(pk=oldest.pk).update(status=GameStatus.PLAYING)
+    thread.join(JOIN_TIMEOUT)
+
+    assert not thread.is_alive()
+    [found] = results
+    assert oldest.pk not in [g.pk for g in found]
+    assert [g.target_score for g in found] == [1, 3]
