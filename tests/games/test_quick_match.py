@@ -351,3 +351,63 @@ def test_a_player_who_cancelled_may_ask_again_and_joins_the_oldest_game(host, gu
     assert ask(third).json()["id"] == game_id
     assert ask(guest).json()["id"] == game_id
     assert [e["player"]["name"] for e in reload(game_id).seating] == ["Host", "Third", "Guest"]
+
+
+# -- a batch of requests (served together, games/combining.py) -----------------------------
+
+
+def batch(*personas: Any, max_players: int = 4) -> list[Any]:
+    """Serve these players' requests as one batch, as the combiner hands them over."""
+    requests = [services.MatchRequest(p.player, max_players, 500, Rules(), None) for p in personas]
+    key = services.match_key(max_players, 500, Rules())
+    return services._match_batch(key, lambda: requests)
+
+
+def test_a_batch_fills_the_oldest_waiting_game_first_then_opens_new_ones_in_order():
+    players = [make_persona(f"B{n}") for n in range(7)]
+    waiting = ask(players[0], {"max_players": 3}).json()["id"]
+
+    answers = batch(*players[1:], max_players=3)
+
+    games = [str(answer.game.pk) for answer in answers]
+    assert games[:2] == [waiting, waiting]  # the two free seats of the waiting game
+    assert games[2] == games[3] == games[4] != waiting  # then a new game, full
+    assert games[5] not in (waiting, games[2])  # and one more, with one player
+    assert [reload(g).status for g in (waiting, games[2], games[5])] == [
+        "playing",
+        "playing",
+        "waiting",
+    ]
+    assert reload(games[5]).host == players[6].player
+    assert [s["player"]["name"] for s in reload(games[2]).seating] == ["B3", "B4", "B5"]
+
+
+def test_a_player_asking_twice_in_one_batch_takes_one_seat_and_gets_one_answer(host, guest):
+    answers = batch(host, guest, host)
+
+    assert answers[0] is answers[2]
+    assert answers[0].game.pk == answers[1].game.pk
+    assert [s["player"]["name"] for s in reload(answers[0].game.pk).seating] == [
+        host.player.name,
+        guest.player.name,
+    ]
+
+
+def test_in_a_batch_a_player_at_the_cap_is_refused_and_one_already_waiting_is_not_seated_again(
+    host, guest, outsider
+):
+    waiting = ask(guest).json()["id"]
+    for _ in range(services.MAX_OPEN_GAMES):
+        stamp_game(host=outsider.player, seats=[outsider.player])
+
+    answers = batch(host, guest, outsider)
+
+    assert isinstance(answers[2], services.TooManyGames)
+    assert str(answers[1].game.pk) == waiting
+    assert answers[1].events == []
+    assert str(answers[0].game.pk) == waiting  # host joined the waiting game
+    assert [s["player"]["name"] for s in reload(waiting).seating] == [
+        guest.player.name,
+        host.player.name,
+    ]
+    assert not Game.objects.filter(match_key__isnull=False, seats__player=outsider.player).exists()

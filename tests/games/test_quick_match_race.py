@@ -1,12 +1,17 @@
 """Quick match under contention: players asking at the same moment fill one game
-before another is opened. Real row and advisory locks, so PostgreSQL only."""
+before another is opened. Real row and advisory locks, so PostgreSQL only.
+
+Requests asked on threads of one process are combined into batches
+(games/combining.py); a request made inside a transaction of its own (as under an
+Idempotency-Key) is served alone, and only the advisory lock orders it, as it
+orders the batches of different server processes."""
 
 from __future__ import annotations
 
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from games import services
 from games.models import Game, Seat
@@ -18,14 +23,20 @@ PLAYERS = 16
 SEATS = 4
 
 
-def ask_all_at_once(players, **settings) -> list[BaseException]:
+def ask_all_at_once(players, alone=(), **settings) -> list[BaseException]:
+    """Every player asks at the same moment, on a thread of their own; those in
+    `alone` inside a transaction of their own, which keeps them out of batches."""
     barrier = threading.Barrier(len(players))
     errors: list[BaseException] = []
 
     def ask(player) -> None:
         try:
             barrier.wait(timeout=30)
-            services.match_find(player=player, **settings)
+            if player in alone:
+                with transaction.atomic():
+                    services.match_find(player=player, **settings)
+            else:
+                services.match_find(player=player, **settings)
         except BaseException as error:  # reported in the test's thread
             errors.append(error)
         finally:
@@ -39,15 +50,32 @@ def ask_all_at_once(players, **settings) -> list[BaseException]:
     return errors
 
 
-def test_sixteen_players_asking_at_once_for_four_seats_end_in_four_full_started_games():
-    players = [make_persona(f"P{n}").player for n in range(PLAYERS)]
-    assert ask_all_at_once(players, max_players=SEATS, bots_after=None) == []
+def assert_four_full_started_games(players) -> None:
     games = list(Game.objects.filter(match_key__isnull=False))
     assert len(games) == PLAYERS // SEATS
     assert {game.status for game in games} == {"playing"}
     assert all(len(game.seating) == SEATS for game in games)
     seated = list(Seat.objects.filter(game__in=games).values_list("player", flat=True))
     assert sorted(seated) == sorted(player.pk for player in players)
+
+
+def test_sixteen_players_asking_at_once_for_four_seats_end_in_four_full_started_games():
+    players = [make_persona(f"P{n}").player for n in range(PLAYERS)]
+    assert ask_all_at_once(players, max_players=SEATS, bots_after=None) == []
+    assert_four_full_started_games(players)
+
+
+def test_sixteen_requests_each_served_alone_end_in_four_full_started_games_too():
+    players = [make_persona(f"A{n}").player for n in range(PLAYERS)]
+    assert ask_all_at_once(players, alone=players, max_players=SEATS, bots_after=None) == []
+    assert_four_full_started_games(players)
+
+
+def test_batches_and_requests_served_alone_at_once_end_in_four_full_started_games():
+    players = [make_persona(f"M{n}").player for n in range(PLAYERS)]
+    alone = players[::2]
+    assert ask_all_at_once(players, alone=alone, max_players=SEATS, bots_after=None) == []
+    assert_four_full_started_games(players)
 
 
 def test_players_asking_at_once_for_different_settings_do_not_share_games():
