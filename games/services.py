@@ -353,8 +353,9 @@ def _lock_seat_holders(players: Sequence[Player]) -> dict[Any, list[selectors.Op
     ids = sorted({player.pk for player in players})
     if not ids:
         return {}
-    fastsql.lock_keys(Player, ids)
-    return selectors.open_seats_of(ids)
+    with fastsql.pipelined():  # one round trip: the seats are read once the locks are held
+        fastsql.lock_keys(Player, ids)
+        return selectors.open_seats_of(ids)
 
 
 def _too_many_games(seats: Sequence[selectors.OpenSeat]) -> TooManyGames | None:
@@ -1004,21 +1005,22 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                 answers[request.player.pk] = refused
             else:
                 to_seat.append(request)
-        for game in games:
-            room = game.max_players - len(game.seating)
-            group, to_seat = to_seat[:room], to_seat[room:]
-            if group:
-                events = _seat_players(game, [r.player for r in group])
-                answers.update((r.player.pk, Outcome(game, events)) for r in group)
-        built = []
-        while to_seat:
-            room = to_seat[0].max_players
-            group, to_seat = to_seat[:room], to_seat[room:]
-            built.append(_match_game_build(key, group))
-            outcome = built[-1].outcome
-            games.append(outcome.game)
-            answers.update((r.player.pk, outcome) for r in group)
-        _insert_built(built)
+        with fastsql.pipelined():
+            for game in games:
+                room = game.max_players - len(game.seating)
+                group, to_seat = to_seat[:room], to_seat[room:]
+                if group:
+                    events = _seat_players(game, [r.player for r in group])
+                    answers.update((r.player.pk, Outcome(game, events)) for r in group)
+            built = []
+            while to_seat:
+                room = to_seat[0].max_players
+                group, to_seat = to_seat[:room], to_seat[room:]
+                built.append(_match_game_build(key, group))
+                outcome = built[-1].outcome
+                games.append(outcome.game)
+                answers.update((r.player.pk, outcome) for r in group)
+            _insert_built(built)
         # Those already waiting get their game as this batch leaves it.
         known = {game.pk: game for game in games}
         for request in unique:

@@ -16,8 +16,9 @@ Anything off the hot path should use the ORM.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -309,4 +310,18 @@ def lock_keys(model: type[Model], keys: Sequence[object]) -> None:
     sql, pk = _plan(db, ("lock", model, len(keys)), build)
     with db.cursor() as cursor:
         cursor.execute(sql, [pk.get_db_prep_value(key, db) for key in keys])
-        cursor.fetchall()
+
+
+@contextlib.contextmanager
+def pipelined() -> Iterator[None]:
+    """Send the statements of the block without waiting for each one's answer (on
+    PostgreSQL, psycopg's pipeline mode), then wait once for them all: one round
+    trip for writes whose results nobody reads. A statement whose result is read
+    (a fetch) waits for the answers before it. Elsewhere, nothing changes."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        yield
+        return
+    db.ensure_connection()
+    with db.connection.pipeline():
+        yield
