@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, transaction
+from django.db import DataError, connection, transaction
 
 from games import services
 from games.models import Game, Seat
@@ -102,3 +102,23 @@ def test_one_player_asking_eight_times_at_once_takes_one_seat():
     assert ask_all_at_once([player] * 8, max_players=4) == []
     assert Seat.objects.filter(player=player).count() == 1
     assert Game.objects.filter(match_key__isnull=False).count() == 1
+
+
+def test_a_batch_that_fails_in_the_database_leaves_nothing_and_the_next_one_works(monkeypatch):
+    first, second = (make_persona(f"F{n}").player for n in range(2))
+
+    def failing(seats) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 / 0")  # fails when the batch's statements are sent
+
+    with monkeypatch.context() as patched:
+        patched.setattr(services, "_announce_seats", failing)
+        with pytest.raises(DataError):
+            services.match_find(player=first, max_players=2)
+    assert not Game.objects.filter(match_key__isnull=False).exists()
+    assert not Seat.objects.exists()
+
+    services.match_find(player=first, max_players=2)
+    game = services.match_find(player=second, max_players=2).game
+    assert game.status == "playing"
+    assert Seat.objects.filter(game=game).count() == 2
