@@ -317,11 +317,16 @@ def pipelined() -> Iterator[None]:
     """Send the statements of the block without waiting for each one's answer (on
     PostgreSQL, psycopg's pipeline mode), then wait once for them all: one round
     trip for writes whose results nobody reads. A statement whose result is read
-    (a fetch) waits for the answers before it. Elsewhere, nothing changes."""
+    (a fetch) waits for the answers before it. Elsewhere, nothing changes.
+
+    `tests/games/test_quick_match_race.py` checks that an error in the block rolls
+    the transaction back, as Django's own error, and leaves the connection usable."""
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
         yield
         return
     db.ensure_connection()
-    with db.connection.pipeline():
+    # Errors come when the answers are read, at the block's end as well: they are
+    # Django's, as from any other statement.
+    with db.wrap_database_errors, db.connection.pipeline():
         yield
