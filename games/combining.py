@@ -79,6 +79,15 @@ class Combiner(Generic[Key, Request, Result]):
                 return _unwrap(answer)
         return self._lead(key, ticket)
 
+    def serve_alone(self, key: Key, request: Request) -> Result:
+        """Serve `request` in a batch of its own, on this thread, outside the queue:
+        for a caller whose own transaction will hold what the batch writes, so that
+        no other request may be answered before it commits."""
+        answers = self._serve(key, lambda: [request])
+        if len(answers) != 1:
+            raise RuntimeError(f"a batch of 1 got {len(answers)} answers")
+        return _unwrap(answers[0])
+
     def _lead(self, key: Key, mine: _Ticket[Request, Result]) -> Result:
         batch: list[_Ticket[Request, Result]] = []
 

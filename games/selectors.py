@@ -42,10 +42,14 @@ def game_get(game_id: object) -> Game:
     return game_by_id(parse_game_id(game_id))
 
 
+# The seats a player plays, and those a bot holds after their timeouts (which they
+# may resume): what makes them one of a game's players.
+HELD = Q(bot__isnull=True) | Q(timed_out=True)
+
+
 def _seats_held(player: Player) -> QuerySet[Seat]:
-    """The seats `player` plays, and those a bot holds after their timeouts (which
-    they may resume): what makes them one of a game's players."""
-    return Seat.objects.filter(player=player).filter(Q(bot__isnull=True) | Q(timed_out=True))
+    """The seats that make `player` one of a game's players (`HELD`)."""
+    return Seat.objects.filter(HELD, player=player)
 
 
 def holds_seat(game: Game, player: Player) -> bool:
@@ -134,15 +138,8 @@ def open_games_of(player_ids: Iterable[str]) -> dict[str, frozenset[uuid.UUID]]:
     """For each of these players, the waiting and running games they are one of the
     players of, in one query: what the hub compares to hear that a player got a new
     seat without PostgreSQL's notifications."""
-    found: dict[str, set[uuid.UUID]] = {str(pid): set() for pid in player_ids}
-    rows = (
-        Seat.objects.filter(player_id__in=list(found), game__status__in=OPEN_STATUSES)
-        .filter(Q(bot__isnull=True) | Q(timed_out=True))
-        .values_list("player_id", "game_id")
-    )
-    for player_id, game_id in rows:
-        found[str(player_id)].add(game_id)
-    return {pid: frozenset(games) for pid, games in found.items()}
+    found = open_seats_of([uuid.UUID(str(pid)) for pid in player_ids])
+    return {str(pid): frozenset(seat.game_id for seat in seats) for pid, seats in found.items()}
 
 
 def game_with_recent_events(game_id: uuid.UUID, after: int, keep: int) -> tuple[Game, list[Event]]:
@@ -215,17 +212,14 @@ def expired_pauses(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUI
     return list(rows.order_by("paused_until").values_list("id", "version")[:limit])
 
 
-def quick_matches_waiting_for(player: Player, *, key: str | None = None) -> list[uuid.UUID]:
-    """The ids of the waiting quick-match games `player` sits in (with settings `key`
-    only, when given), oldest first."""
+def quick_matches_waiting_for(player: Player) -> list[uuid.UUID]:
+    """The ids of the waiting quick-match games `player` sits in, oldest first."""
     games = Game.objects.filter(
         status=GameStatus.WAITING,
         match_key__isnull=False,
         seats__player=player,
         seats__bot__isnull=True,
     )
-    if key is not None:
-        games = games.filter(match_key=key)
     return list(games.order_by("created_at", "pk").values_list("pk", flat=True))
 
 
@@ -241,27 +235,25 @@ class OpenSeat(NamedTuple):
 
 def open_seats_of(player_ids: Sequence[Any]) -> dict[Any, list[OpenSeat]]:
     """For each of these players, the seats that make them one of the players of a
-    waiting or running game (see `_seats_held`), in one query."""
+    waiting or running game (`HELD`), in one query."""
     found: dict[Any, list[OpenSeat]] = {player_id: [] for player_id in player_ids}
-    rows = (
-        Seat.objects.filter(player_id__in=player_ids, game__status__in=OPEN_STATUSES)
-        .filter(Q(bot__isnull=True) | Q(timed_out=True))
-        .values_list(
-            "player_id", "game_id", "game__status", "game__match_key", "bot", "game__created_at"
-        )
+    rows = Seat.objects.filter(
+        HELD, player_id__in=player_ids, game__status__in=OPEN_STATUSES
+    ).values_list(
+        "player_id", "game_id", "game__status", "game__match_key", "bot", "game__created_at"
     )
     for player_id, game_id, status, key, bot, created_at in rows:
         found[player_id].append(OpenSeat(game_id, status, key, bot is None, created_at))
     return found
 
 
-def quick_match_candidates(key: str, *, limit: int, lock: bool = False) -> list[Game]:
-    """The oldest waiting public quick-match games with settings `key`, oldest first:
-    where quick match seats a player. With `lock`, locked (``FOR UPDATE``) for the
-    caller's transaction, in that order; a game that stopped waiting while its lock
-    was awaited is left out. Every batch of quick match starts here, hence `fastsql`."""
+def quick_match_candidates(key: str, *, limit: int) -> list[Game]:
+    """The oldest waiting public quick-match games with settings `key`, oldest first,
+    locked (``FOR UPDATE``) for the caller's transaction in that order: where quick
+    match seats a player. A game that stopped waiting while its lock was awaited is
+    left out. Every batch of quick match starts here, hence `fastsql`."""
     equal = {"status": GameStatus.WAITING, "match_key": key, "visibility": Visibility.PUBLIC}
-    return fastsql.select_where(Game, equal, order_by=("created_at", "id"), limit=limit, lock=lock)
+    return fastsql.select_where(Game, equal, order_by=("created_at", "id"), limit=limit, lock=True)
 
 
 def overdue_quick_matches(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:

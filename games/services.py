@@ -97,7 +97,7 @@ LAST_PLAYER_LEFT = "the last player left"
 # empty seats go to bots, when the request does not say (null there means never).
 DEFAULT_BOTS_AFTER = 30
 MIN_BOTS_AFTER, MAX_BOTS_AFTER = 5, 600
-# The oldest waiting quick-match games with the same settings one request looks at.
+# The oldest waiting quick-match games with the same settings one batch looks at.
 MATCH_CANDIDATES = 10
 
 
@@ -494,16 +494,23 @@ def _seat_players(game: Game, players: Sequence[Player]) -> list[Event]:
     (there is room for them all), as one change: one INSERT of seats, one of
     events, one UPDATE. A quick-match game that this fills starts at once, in the
     same change."""
-    first = len(game.seating)
-    rows = [Seat(game=game, seat=first + n, player=player) for n, player in enumerate(players)]
+    rows, items = _seat_rows(game, players)
     fastsql.insert_rows(Seat, rows)
-    game.seating = [*game.seating, *(seating_entry(player, None) for player in players)]
-    items = [_joined(first + n, player) for n, player in enumerate(players)]
     return _seated(game, items, [player.pk for player in players])
 
 
-def _joined(seat: int, player: Player) -> engine.Event:
-    return engine.Event("player_joined", seat, PlayerJoinedData(player=_player(player)), None)
+def _seat_rows(game: Game, players: Sequence[Player]) -> tuple[list[Seat], list[engine.Event]]:
+    """Seat `players`, in order, at the next free seats of `game` in `game.seating`
+    (there is room for them all): their Seat rows, which the caller inserts, and the
+    events that say so."""
+    first = len(game.seating)
+    rows = [Seat(game=game, seat=first + n, player=player) for n, player in enumerate(players)]
+    game.seating = [*game.seating, *(seating_entry(player, None) for player in players)]
+    items = [
+        engine.Event("player_joined", seat.seat, PlayerJoinedData(player=_player(player)), None)
+        for seat, player in zip(rows, players, strict=True)
+    ]
+    return rows, items
 
 
 def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Event]:
@@ -961,12 +968,9 @@ def match_find(
     request = MatchRequest(player, max_players, target_score, parsed_rules, bots_after)
     key = match_key(max_players, target_score, parsed_rules)
     if connection.in_atomic_block:
-        # The caller's transaction would keep the batch's seats uncommitted after its
+        # The caller's transaction would keep a batch's seats uncommitted after its
         # answers were handed out: this request goes alone.
-        answer = _match_batch(key, lambda: [request])[0]
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
+        return MATCHES.serve_alone(key, request)
     return MATCHES.submit(key, request)
 
 
@@ -1053,12 +1057,11 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
         target_score=host.target_score,
         rules=host.rules.to_json(),
         seed=new_seed(),
-        seating=[seating_entry(player, None) for player in players],
+        seating=[],
         match_key=key,
         bots_at=None if host.bots_after is None else now + dt.timedelta(seconds=host.bots_after),
     )
-    seats = [Seat(game=game, seat=n, player=player) for n, player in enumerate(players)]
-    items = [_joined(n, player) for n, player in enumerate(players)]
+    seats, items = _seat_rows(game, players)
     state = None
     if len(players) == game.max_players:
         state, dealt = _start(game, now)
@@ -1091,7 +1094,7 @@ def _match_games_with_room(key: str, wanted: int) -> list[Game]:
     """Lock the oldest waiting public quick-match games of `key` that have room,
     oldest first: as many as `wanted` players could need (each has a free seat at
     least), at most `MATCH_CANDIDATES`."""
-    games = selectors.quick_match_candidates(key, limit=min(wanted, MATCH_CANDIDATES), lock=True)
+    games = selectors.quick_match_candidates(key, limit=min(wanted, MATCH_CANDIDATES))
     return [game for game in games if len(game.seating) < game.max_players]
 
 

@@ -180,3 +180,17 @@ def test_keys_are_served_independently():
     assert server.batches == [("a", [1]), ("b", [2])]
     server.release.set()
     assert held.join() == {1: ("a", 10)}
+
+
+def test_a_request_served_alone_skips_the_queue_and_gets_its_answer_or_error():
+    server = Server(hold_first=True)
+    combiner: Combiner[str, int, Any] = Combiner(server)
+    held = Submitted(combiner, [("a", 1)])
+    assert server.serving.wait(JOIN_TIMEOUT)
+    server.hold_first = False
+    assert combiner.serve_alone("a", 2) == ("a", 20)  # while "a" has a batch held
+    with pytest.raises(Refused):
+        combiner.serve_alone("a", -3)
+    server.release.set()
+    assert held.join() == {1: ("a", 10)}
+    assert server.batches == [("a", [1]), ("a", [2]), ("a", [-3])]
