@@ -25,7 +25,7 @@ from games.engine.vocabulary import (
 Register = Callable[[str, dict[str, Any]], dict[str, str]]
 
 SEAT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1}
-_JSON_TYPES = {str: "string", bool: "boolean", int: "integer"}
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
 
 
 def _text(doc: str | None) -> str:

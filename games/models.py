@@ -203,6 +203,43 @@ class Event(models.Model):
         return f"{self.game_id} #{self.seq} {self.type}"
 
 
+class Result(models.Model):
+    """One seat's result in a finished game, written by the transaction that ends it:
+    the place and the final score, and for a rated game the rating that seat counted
+    for (`key`: its player's, or its bot strategy's) before and after. A player's
+    history is read from here. The id grows in the order ratings were updated, which
+    the recompute follows."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="results")
+    seat = models.PositiveSmallIntegerField()
+    # The seat's player, kept when a bot finished the game for them; else the bot.
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="results"
+    )
+    bot = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    key = models.CharField(max_length=64)  # players.models.Rating.key
+    place = models.PositiveSmallIntegerField()
+    points = models.PositiveIntegerField()
+    finished_at = models.DateTimeField()
+    rated = models.BooleanField()
+    mu_before = models.FloatField(null=True, blank=True)
+    sigma_before = models.FloatField(null=True, blank=True)
+    mu_after = models.FloatField(null=True, blank=True)
+    sigma_after = models.FloatField(null=True, blank=True)
+    # The rated games of `key` with this one.
+    games_after = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="one_result_per_seat"),
+        ]
+        indexes = [models.Index(fields=["key", "-finished_at"], name="result_history")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} seat {self.seat}: place {self.place}"
+
+
 class StreamTicket(models.Model):
     """A one-time pass to a game's stream (or, with no game, to the player's lobby
     stream) for a browser, whose EventSource cannot send an Authorization header:

@@ -24,7 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import bots, combining, dispatch, engine, invites, privacy, selectors
+from games import bots, combining, dispatch, engine, invites, privacy, results, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
 from games.engine.vocabulary import (
@@ -1115,6 +1115,13 @@ def _waiting_quick_match(seats: Sequence[selectors.OpenSeat], key: str) -> uuid.
 MATCHES: combining.Combiner[str, MatchRequest, Outcome] = combining.Combiner(_match_batch)
 
 
+def ratings_recompute() -> tuple[int, int]:
+    """Rate every finished rated game again, in the order they finished, from the
+    default ratings (`games.results.recompute`); returns (games, ratings). Locks every
+    rating row, in key order, for the duration: a game that ends meanwhile waits."""
+    return results.recompute()
+
+
 def match_cancel(*, player: Player) -> list[uuid.UUID]:
     """Leave every waiting quick-match game `player` sits in (`game_leave`), oldest
     first; returns their ids. `WrongPhaseError` when there is none. Locks each of
@@ -1179,12 +1186,16 @@ def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
         engine_events = engine.apply(state, seat, move)
     except EngineError as error:
         raise from_engine(error) from None
+    ratings = results.lock_ratings(game) if state.finished else None  # before the clock
     now = timezone.now()
     game.moves += 1
+    items = list(engine_events)
+    if state.finished:
+        items += results.record(game, state, now, ratings)
     events = _store(
         game,
         state,
-        engine_events,
+        items,
         now,
         turn_changed=_to_act_key(state) != before,
         fields=["moves"],
@@ -1295,6 +1306,10 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
             items.append(_hand_to_bot(game, seats[seat], state.round, timed_out=True))
             items += _without_humans(game, seats, now)
             fields += ["seating", "paused_until"]
+        if state.finished:
+            ratings = results.lock_ratings(game)
+            now = timezone.now()  # after the ratings' locks, as for a move
+            items += results.record(game, state, now, ratings)
         events = _store(game, state, items, now, turn_changed=True, fields=fields)
         _record_results(game, engine_events)
     return Outcome(game, events, state)

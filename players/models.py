@@ -50,3 +50,40 @@ class Player(models.Model):
     @property
     def is_staff(self) -> bool:
         return self.user is not None and self.user.is_staff and self.user.is_active
+
+
+# The rating key of a bot strategy, a player of its own on the leaderboard.
+BOT_KEY_PREFIX = "bot:"
+
+
+def bot_key(strategy: str) -> str:
+    return BOT_KEY_PREFIX + strategy
+
+
+class Rating(models.Model):
+    """The skill rating of a player, or of a bot strategy as a player of its own
+    (`players.rating`). `key` is the player's id, or ``bot:<strategy>``: ratings are
+    locked in its order, so that two games ending at once cannot deadlock."""
+
+    key = models.CharField(max_length=64, unique=True)
+    player = models.OneToOneField(
+        Player, null=True, blank=True, on_delete=models.CASCADE, related_name="rating"
+    )
+    bot = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    # mu - 3 sigma, kept for the leaderboard to sort by.
+    ordinal = models.FloatField(db_index=True)
+    games = models.PositiveIntegerField(default=0)  # rated games
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(player__isnull=True) ^ models.Q(bot__isnull=True),
+                name="rating_of_a_player_or_a_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.ordinal:.2f}"

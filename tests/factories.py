@@ -153,6 +153,7 @@ def seat_table(
     turn_timeout: int | None = None,
     rules: dict[str, bool] | None = None,
     visibility: str = "public",
+    rated: bool = True,
 ) -> Game:
     """A waiting game made through the services: `host` at seat 0, then `others` in
     order, each persona joining and each strategy name a bot the host adds. One
@@ -166,6 +167,7 @@ def seat_table(
         rules=rules,
         seed=seed,
         visibility=visibility,
+        rated=rated,
     )
     for other in others:
         if isinstance(other, str):

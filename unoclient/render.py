@@ -124,9 +124,24 @@ def describe_event(
         return f"{who} won round {event['round']} (+{data['points']} points). Scores: {scores}"
     if kind == "game_ended":
         return f"{who} won the game!" if event["seat"] != me else "You won the game!"
+    if kind == "game_rated":
+        return rating_line(data, seats, me)
     if kind == "game_abandoned":
         return f"The game was abandoned ({data.get('reason', '')})"
     return None
+
+
+def rating_line(data: dict[str, Any], seats: list[dict[str, Any]], me: int | None) -> str:
+    """The ratings a rated game moved: the reader's own first, as the ordinal the
+    leaderboard ranks by (mu - 3 sigma) and its change."""
+    entries = sorted(data.get("ratings") or [], key=lambda r: (r["seat"] != me, r["seat"]))
+    parts = []
+    for entry in entries:
+        ordinal, change = entry["rating"]["ordinal"], entry["change"]["ordinal"]
+        name = "your rating" if entry["seat"] == me else seat_name(seats, entry["seat"], me)
+        parts.append(f"{name} {ordinal:.1f} ({change:+.1f})")
+    text = "; ".join(parts)
+    return "Rated: " + text[0].upper() + text[1:] if me is not None else "Rated: " + text
 
 
 def describe_move(

@@ -57,6 +57,7 @@ EventType = Literal[
     "game_resumed",
     "game_abandoned",
     # After the end (the services).
+    "game_rated",
     "rematch_offered",
 ]
 EVENT_TYPES: Final[tuple[EventType, ...]] = get_args(EventType)
@@ -280,6 +281,39 @@ class GameAbandonedData(TypedDict):
     reason: Annotated[str, Doc("why, in words")]
 
 
+class RatingData(TypedDict):
+    """A skill rating (Weng-Lin / OpenSkill Plackett-Luce)."""
+
+    mu: Annotated[float, Doc("the estimate of the skill")]
+    sigma: Annotated[float, Doc("its uncertainty")]
+    ordinal: Annotated[float, Doc("mu - 3 sigma: what the leaderboard ranks by")]
+    games: Annotated[int, Doc("the rated games played, this one included")]
+
+
+class RatingChangeData(TypedDict):
+    """How much a rating moved."""
+
+    mu: Annotated[float, Doc("the change of mu")]
+    sigma: Annotated[float, Doc("the change of sigma")]
+    ordinal: Annotated[float, Doc("the change of the ordinal")]
+
+
+class SeatRatingData(TypedDict):
+    """The rating one seat counted for, after the game."""
+
+    seat: Annotated[Seat, Doc("the seat")]
+    rated_as: Annotated[str, Doc("whose rating: a player's id, or bot:<strategy>")]
+    rating: Annotated[RatingData, Doc("the rating after this game")]
+    change: Annotated[RatingChangeData, Doc("what this game changed")]
+
+
+class GameRatedData(TypedDict):
+    """The game was rated (it finished with at least two human players and counts for
+    ratings): every seat's rating moved, in the same change as `game_ended`."""
+
+    ratings: Annotated[list[SeatRatingData], Doc("by seat")]
+
+
 class RematchOfferedData(TypedDict):
     """A player of the game, once it was over, asked for the next game with the same
     settings: that game waits for the others to join it. Logged once, by the first to
@@ -359,6 +393,7 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
     "game_paused": EventSpec(GamePausedData, _TABLE_WIDE, seat_event=True),
     "game_resumed": EventSpec(GameResumedData, _TABLE_WIDE, seat_event=True),
     "game_abandoned": EventSpec(GameAbandonedData, _TABLE_WIDE, seat_event=True),
+    "game_rated": EventSpec(GameRatedData, _TABLE_WIDE, seat_event=True),
     "rematch_offered": EventSpec(
         RematchOfferedData, "the seat of the player who asked", seat_event=True
     ),

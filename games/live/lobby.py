@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import functools
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,15 +115,27 @@ def derive(before: Seen, snapshot: Snapshot, events: Iterable[Event], player: Pl
     turn = _their_turn(snapshot, player)
     if turn is not None and turn != before.turn:
         frames.append(_your_turn(game))
+    events = list(events)
     if before.status != GameStatus.FINISHED and game.status == GameStatus.FINISHED:
-        # No rating is kept yet: `rating` is null until there is one.
-        finished = {"game": game_id, "winner": game.winner, "rating": None}
+        rating = _rating_of(events, player)
+        finished = {"game": game_id, "winner": game.winner, "rating": rating}
         frames.append(frame("game_finished", finished))
     for event in events:
         by = event.data.get("by") or {}
         if event.type == "rematch_offered" and by.get("id") != str(player.pk):
             frames.append(frame("rematch_offered", {"game": event.data["game"], "by": by}))
     return b"".join(frames)
+
+
+def _rating_of(events: Sequence[Event], player: Player) -> dict[str, Any] | None:
+    """The player's rating after the game, with its `change`, as the game's
+    `game_rated` event logged it; None when the game was not rated."""
+    for event in events:
+        if event.type == "game_rated":
+            for entry in event.data["ratings"]:
+                if entry["rated_as"] == str(player.pk):
+                    return {**entry["rating"], "change": entry["change"]}
+    return None
 
 
 # -- the stream -------------------------------------------------------------------------

@@ -15,12 +15,13 @@ import pytest
 import time_machine
 
 from games import presenters, services
-from games.engine import DECK_SIZE, Event, Rules, render
+from games.engine import DECK_SIZE, Event, Move, Rules, render
+from games.engine.position import build_state, card_in_hand
 from games.engine.state import MAX_PLAYERS
 from games.engine.vocabulary import EVENT_TYPES, Means, data_keys, keys_of, means
 from games.models import Event as StoredEvent
 from games.models import Game, GameStatus
-from tests.factories import Persona, human_to_act_game
+from tests.factories import Persona, human_to_act_game, put_state, start_game
 from tests.openapi import component_validator, openapi, validator
 from tests.random_games import ALL_HOUSE_RULES, play_random_game
 
@@ -126,7 +127,17 @@ def service_games(host: Persona, guest: Persona, outsider: Persona) -> list[Game
     services.seat_resume(game_id=game.pk, player=host.player)
     services.game_abandon(game_id=game.pk, reason="closed by an operator")
     services.game_rematch(game_id=game.pk, player=host.player)
-    return [lobby, game]
+    return [lobby, game, rated_game(host, guest)]
+
+
+def rated_game(host: Persona, guest: Persona) -> Game:
+    """A one-round game of two players, played to its end: it is rated."""
+    game = start_game(host, guest, seed=3, target_score=0)
+    state = build_state([["R1"], ["B4", "B5"]], top="R5", target_score=0)
+    version = put_state(str(game.pk), state).version
+    play = Move.from_json({"action": "play", "card": card_in_hand(state, 0, "R1")})
+    services.move_apply(game_id=game.pk, player=host.player, version=version, move=play)
+    return game
 
 
 # -- the tests ----------------------------------------------------------------------------

@@ -288,8 +288,11 @@ def test_going_out_ends_a_single_round_game(host, guest):
     assert game["you"]["legal_moves"] == []
     assert game["current_seat"] is None
     types = [e["type"] for e in response.json()["events"]]
-    assert types == ["card_played", "round_ended", "game_ended"]
-    round_ended, ended = response.json()["events"][1:]
+    assert types == ["card_played", "round_ended", "game_ended", "game_rated"]
+    round_ended, ended, rated = response.json()["events"][1:]
+    assert [r["seat"] for r in rated["data"]["ratings"]] == [0, 1]
+    winner, loser = rated["data"]["ratings"]
+    assert winner["change"]["mu"] > 0 > loser["change"]["mu"]
     assert round_ended["seat"] == 0
     assert round_ended["data"]["points"] == 9
     assert round_ended["data"]["scores"] == [9, 0]

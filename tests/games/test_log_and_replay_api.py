@@ -77,7 +77,7 @@ def test_a_finished_games_log_is_complete_for_everyone(host, guest, outsider):
     assert body["complete"] is True
     assert body["seed"] == game.seed
     assert len(body["seeds"]) == game.state["round"]
-    assert body["events"][-1]["type"] == "game_ended"
+    assert [e["type"] for e in body["events"][-2:]] == ["game_ended", "game_rated"]
     for event in body["events"]:
         if event["type"] == "cards_drawn":
             assert len(event["data"]["cards"]) == event["data"]["count"]

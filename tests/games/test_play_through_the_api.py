@@ -45,4 +45,4 @@ def test_two_players_play_a_single_round_game_to_the_end(host: Persona, guest: P
     events = host.get(f"/games/{game_id}/events").json()
     seqs = [e["seq"] for e in events["events"]]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert events["events"][-1]["type"] == "game_ended"
+    assert [e["type"] for e in events["events"][-2:]] == ["game_ended", "game_rated"]

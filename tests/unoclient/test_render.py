@@ -69,3 +69,19 @@ def test_the_deadline_is_counted_in_whole_seconds_rounded_up():
 def test_the_final_scores_name_every_seat():
     view = game_view(9, scores=(0, 57))
     assert final_scores(view["seats"], 0) == "You 0, Bot 1 (greedy) 57"
+
+
+def rated(seat: int, ordinal: float, change: float) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "rated_as": str(seat),
+        "rating": {"mu": ordinal + 9, "sigma": 3.0, "ordinal": ordinal, "games": 6},
+        "change": {"mu": change, "sigma": -0.2, "ordinal": change},
+    }
+
+
+def test_the_end_of_a_rated_game_shows_the_players_rating_change_first():
+    ratings = [rated(1, 4.25, -1.5), rated(0, 12.5, 2.04), rated(2, -3.0, -0.6)]
+    assert line("game_rated", None, ratings=ratings) == (
+        "Rated: Your rating 12.5 (+2.0); Bot 1 (greedy) 4.2 (-1.5); Bob -3.0 (-0.6)"
+    )

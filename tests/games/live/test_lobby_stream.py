@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.engine import GameState
 from games.live import hub as hub_module
 from games.models import Game
+from players.models import Rating
 from tests.factories import Persona, human_to_act_game, play_out, reload, seat_table, start_game
 from tests.games.live.conftest import LiveServer, auth
 from tests.games.live.test_stream import Reader, move_of, refused
@@ -141,7 +142,7 @@ def test_your_turn_comes_once_per_turn_not_on_every_change(live: LiveServer, hos
     waiting_lobby.close()
 
 
-def test_game_finished_at_the_end_with_the_winner_and_no_rating_yet(
+def test_game_finished_at_the_end_with_the_winner_and_the_players_new_rating(
     live: LiveServer, host, guest, outsider
 ):
     game = start_game(host, guest, seed=21)
@@ -150,11 +151,37 @@ def test_game_finished_at_the_end_with_the_winner_and_no_rating_yet(
     assert game.status == "finished"
     for who in (host, guest):
         before, finished = lobbies[who.player.name].until("game_finished", timeout=30)
-        assert finished == {"game": str(game.pk), "winner": game.winner, "rating": None}
+        rating = Rating.objects.get(player=who.player)
+        won = game.seat_of(who.player) == game.winner
+        assert finished == {
+            "game": str(game.pk),
+            "winner": game.winner,
+            "rating": {
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "ordinal": rating.ordinal,
+                "games": 1,
+                "change": {
+                    "mu": pytest.approx(rating.mu - 25.0),
+                    "sigma": pytest.approx(rating.sigma - 25.0 / 3),
+                    "ordinal": pytest.approx(rating.ordinal),
+                },
+            },
+        }
+        assert (finished["rating"]["change"]["mu"] > 0) == won
         assert {m.event for m in before} <= {"your_turn"}
     assert lobbies[outsider.player.name].quiet() == []
     for lobby in lobbies.values():
         lobby.close()
+
+
+def test_game_finished_of_an_unrated_game_has_no_rating(live: LiveServer, host, guest):
+    game = start_game(host, guest, seed=21, rated=False)
+    lobby = Lobby(live, auth(guest))
+    game = play_out(game, {0: host, 1: guest})
+    _, finished = lobby.until("game_finished", timeout=30)
+    assert finished == {"game": str(game.pk), "winner": game.winner, "rating": None}
+    lobby.close()
 
 
 def test_a_rematch_is_offered_to_the_other_players_and_joining_it_is_a_match(
