@@ -20,6 +20,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
+import games.rating_admin  # noqa: F401  (registers the leaderboard and players' ratings)
 from games import overview, replay, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
 from games.models import Event, Game, GameStatus, Seat

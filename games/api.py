@@ -9,19 +9,19 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters, privacy, replay, selectors, services
+from games import presenters, privacy, replay, selectors, services, standings
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.errors import from_engine
 from games.live import access, lobby, sse
 from games.live.hub import Snapshot
-from games.models import Game, GameStatus
+from games.models import BotStrategy, Game, GameStatus, Result
 from games.serializers import (
     CHALLENGE_EXAMPLES,
     GAME_ID,
@@ -45,6 +45,14 @@ from games.serializers import (
     ReplayOut,
     ReplayQuery,
     StreamTicketOut,
+)
+from players.api import (
+    PAGE_PARAMETER,
+    PlayerNameOut,
+    RatingChangeOut,
+    RatingOut,
+    StatsOut,
+    stats_json,
 )
 from players.auth import current_player
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
@@ -873,3 +881,122 @@ class LobbyStreamTicketView(APIView):
     def post(self, request: Request) -> Response:
         # A ticket is a credential: never stored for a replay.
         return idempotent(request, lambda: _ticket(request, None), answer_is_secret=True)
+
+
+# -- ratings and history ------------------------------------------------------------
+
+
+class PlayerOut(serializers.Serializer[Any]):
+    id = serializers.CharField(help_text="a player's id, or bot:<strategy> for a bot strategy")
+    name = serializers.CharField()
+    bot = serializers.ChoiceField(
+        choices=BotStrategy.values, allow_null=True, help_text="the strategy, for a bot"
+    )
+    rating = RatingOut()
+    rank = serializers.IntegerField(
+        min_value=1, allow_null=True, help_text="on the leaderboard; null under 5 rated games"
+    )
+    stats = StatsOut()
+    created_at = serializers.DateTimeField(allow_null=True, help_text="null for a bot")
+
+
+class SeatResultOut(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(min_value=0)
+    player = PlayerNameOut(allow_null=True)
+    bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
+    place = serializers.IntegerField(min_value=1, help_text="equal final scores share a place")
+    points = serializers.IntegerField(min_value=0, help_text="the final score")
+
+
+class HistoryEntryOut(serializers.Serializer[Any]):
+    game = serializers.UUIDField()
+    finished_at = serializers.DateTimeField()
+    players = SeatResultOut(many=True)
+    place = serializers.IntegerField(min_value=1)
+    points = serializers.IntegerField(min_value=0)
+    rating = RatingOut(allow_null=True, help_text="after this game; null when it was unrated")
+    rating_change = RatingChangeOut(allow_null=True, help_text="null when it was unrated")
+
+
+def player_json(found: standings.Standing) -> dict[str, Any]:
+    player = found.player
+    return {
+        "id": found.key,
+        "name": found.name,
+        "bot": found.bot,
+        "rating": found.rating,
+        "rank": found.rank,
+        "stats": stats_json(player) if player is not None else standings.bot_stats(str(found.bot)),
+        "created_at": None if player is None else player.created_at.isoformat(),
+    }
+
+
+ID_DESCRIPTION = (
+    "a player's id, `me` for your own, or `bot:<strategy>` (`bot:random`, "
+    "`bot:greedy`, `bot:expert`) for a bot strategy, rated as a player of its own"
+)
+
+
+def _key(request: Request, player_id: str) -> standings.Standing:
+    if player_id == "me":
+        return standings.player_standing(current_player(request))
+    return standings.standing_of(player_id)
+
+
+class PlayerDetailView(APIView):
+    @extend_schema(
+        summary="A player's profile",
+        description="Any player's (or bot strategy's) name, rating, rank and statistics. "
+        f"The id is {ID_DESCRIPTION}. A malformed or unknown id is a 404.",
+        parameters=[
+            OpenApiParameter("player_id", str, OpenApiParameter.PATH, description=ID_DESCRIPTION),
+            *COMMON_HEADERS,
+        ],
+        responses={200: PlayerOut, **error_responses(401, 404, 429)},
+    )
+    def get(self, request: Request, player_id: str) -> Response:
+        return Response(player_json(_key(request, player_id)))
+
+
+# DRF's stubs make its generic views generic; at runtime they take no type argument.
+class PlayerGamesView(generics.ListAPIView):  # type: ignore[type-arg]
+    serializer_class = HistoryEntryOut
+    queryset = Result.objects.none()  # names the model for the schema
+
+    @extend_schema(
+        summary="A player's finished games",
+        description="The games a player (or bot strategy) finished, newest first, 50 a "
+        "page, from their seat: their place (equal final scores share one; the winner "
+        "is first), their final score, every seat's, and for a rated game their rating "
+        "after it and what it changed (null for an unrated game). A private game is "
+        "listed only to its players. "
+        f"The id is {ID_DESCRIPTION}.",
+        parameters=[
+            OpenApiParameter("player_id", str, OpenApiParameter.PATH, description=ID_DESCRIPTION),
+            PAGE_PARAMETER,
+            *COMMON_HEADERS,
+        ],
+        responses={
+            200: HistoryEntryOut(many=True),
+            **error_responses(
+                401, 404, 429, descriptions={404: "not_found: no such player or page"}
+            ),
+        },
+    )
+    def get(self, request: Request, player_id: str) -> Response:
+        found = _key(request, player_id)
+        page = self.paginate_queryset(standings.history(found.key, viewer=current_player(request)))
+        assert page is not None
+        entries = [
+            {
+                "game": str(entry.game_id),
+                "finished_at": entry.finished_at.isoformat(),
+                "players": entry.players,
+                "place": entry.place,
+                "points": entry.points,
+                "rating": entry.rating,
+                "rating_change": entry.rating_change,
+            }
+            for entry in standings.history_entries(page)
+        ]
+        return self.get_paginated_response(entries)

@@ -28,6 +28,10 @@ urlpatterns = [
     path(
         "players/me/stream-ticket", api.LobbyStreamTicketView.as_view(), name="lobby-stream-ticket"
     ),
+    # `players/me` (players.urls, included first) is matched before this takes "me"
+    # for an id.
+    path("players/<str:player_id>", api.PlayerDetailView.as_view(), name="player"),
+    path("players/<str:player_id>/games", api.PlayerGamesView.as_view(), name="player-games"),
     path("games/<str:game_id>/log", api.GameLogView.as_view(), name="game-log"),
     path("games/<str:game_id>/replay", api.GameReplayView.as_view(), name="game-replay"),
 ]

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from players import services
+from players import services, standings
 from players.auth import current_player
-from players.models import Player
+from players.models import Player, Rating
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import (
@@ -43,6 +44,11 @@ class PlayerCreateIn(StrictSerializer):
     name = PlayerNameField(max_length=200, trim_whitespace=False)
 
 
+class PlayerNameOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+
+
 class PlayerCreatedOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
@@ -56,22 +62,58 @@ class StatsOut(serializers.Serializer[Any]):
     points = serializers.IntegerField(min_value=0)
 
 
+class RatingOut(serializers.Serializer[Any]):
+    mu = serializers.FloatField(help_text="the estimate of the skill")
+    sigma = serializers.FloatField(help_text="its uncertainty")
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: what the leaderboard ranks by")
+    games = serializers.IntegerField(min_value=0, help_text="rated games played")
+
+
+class RatingChangeOut(serializers.Serializer[Any]):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+
+
 class PlayerMeOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
     stats = StatsOut()
+    rating = RatingOut()
+    rank = serializers.IntegerField(
+        min_value=1, allow_null=True, help_text="on the leaderboard; null under 5 rated games"
+    )
+
+
+class RatedRefOut(serializers.Serializer[Any]):
+    id = serializers.CharField(help_text="a player's id, or bot:<strategy>")
+    name = serializers.CharField()
+    bot = serializers.CharField(allow_null=True, help_text="the strategy, for a bot")
+
+
+class LeaderboardEntryOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField(min_value=1, help_text="equal ordinals share a rank")
+    player = RatedRefOut()
+    rating = RatingOut()
+
+
+def stats_json(player: Player) -> dict[str, int]:
+    return {
+        "games_played": player.games_played,
+        "games_won": player.games_won,
+        "rounds_won": player.rounds_won,
+        "points": player.points,
+    }
 
 
 def player_me_json(player: Player) -> dict[str, Any]:
+    found = standings.player_standing(player)
     return {
         "id": str(player.pk),
         "name": player.name,
-        "stats": {
-            "games_played": player.games_played,
-            "games_won": player.games_won,
-            "rounds_won": player.rounds_won,
-            "points": player.points,
-        },
+        "stats": stats_json(player),
+        "rating": found.rating,
+        "rank": found.rank,
     }
 
 
@@ -122,10 +164,51 @@ class PlayersView(APIView):
 class PlayerMeView(APIView):
     @extend_schema(
         summary="Who am I",
-        description="The player the token belongs to, with their statistics: games "
-        "played and won, rounds won and points scored.",
+        description="The player the token belongs to, with their statistics (games "
+        "played and won, rounds won and points scored), their rating and their rank on "
+        "the leaderboard.",
         responses={200: PlayerMeOut, **error_responses(401, 429)},
         parameters=COMMON_HEADERS,
     )
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))
+
+
+PAGE_PARAMETER = OpenApiParameter(
+    "page",
+    {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["last", ""]}]},
+    description="a page number (50 a page), or 'last'",
+)
+
+
+class LeaderboardView(generics.ListAPIView):  # type: ignore[type-arg]
+    serializer_class = LeaderboardEntryOut
+    queryset = Rating.objects.none()  # names the model for the schema
+
+    @extend_schema(
+        summary="The leaderboard",
+        description="Players and bot strategies with at least "
+        f"{standings.MIN_GAMES_TO_RANK} rated games, by their rating's ordinal (mu - 3 "
+        "sigma), best first, 50 a page. Equal ordinals share a rank.",
+        parameters=[PAGE_PARAMETER, *COMMON_HEADERS],
+        responses={
+            200: LeaderboardEntryOut(many=True),
+            **error_responses(401, 404, 429, descriptions={404: "not_found: no such page"}),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(standings.leaderboard())
+        assert page is not None
+        assert isinstance(self.paginator, PageNumberPagination)
+        assert self.paginator.page is not None
+        first = self.paginator.page.start_index()
+        rows = list(page)
+        results = [
+            {
+                "rank": rank,
+                "player": {"id": row.key, "name": standings.display_name(row), "bot": row.bot},
+                "rating": standings.rating_data(row),
+            }
+            for row, rank in zip(rows, standings.ranks(rows, first), strict=True)
+        ]
+        return self.get_paginated_response(results)

@@ -31,7 +31,8 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 
 from games import services
-from games.engine import GameConfig, GameState, Rules, new_game
+from games.engine import GameConfig, GameState, Move, Rules, new_game
+from games.engine.position import build_state, card_in_hand
 from games.models import Game, Seat, seating_entry
 from players.models import Player, hash_token
 
@@ -268,3 +269,20 @@ def play_out(game: Game, humans: dict[int, Persona], *, max_steps: int = 5000) -
             answer = humans[seat].move(game.pk, view["version"], **move)
         assert answer.status_code == 200, answer.json()
     raise AssertionError(f"game {game.pk} did not end in {max_steps} steps")
+
+
+def finish_game(game: Game, winner: int, by: Persona, scores: Sequence[int] = ()) -> Game:
+    """End the running `game` in one move of `by`, at seat `winner`, who goes out with
+    their last card; the others hold two cards, worth 9 points (13 from the fifth
+    seat on). With `scores`, the seats had those scores before, and the game
+    is played to 50 points, which the winner's round takes them past; otherwise it is
+    a one-round game, whose losers all end on 0 points."""
+    seats = len(game.seating)
+    losers = iter([["B4", "B5"], ["G4", "G5"], ["Y4", "Y5"], ["B6", "B7"], ["G6", "G7"]])
+    table = [["R1"] if seat == winner else next(losers) for seat in range(seats)]
+    target = 50 if scores else 0
+    state = build_state(table, top="R5", current=winner, target_score=target, scores=scores or None)
+    version = put_state(game, state).version
+    play = Move.from_json({"action": "play", "card": card_in_hand(state, winner, "R1")})
+    services.move_apply(game_id=game.pk, player=by.player, version=version, move=play)
+    return reload(game)

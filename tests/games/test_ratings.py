@@ -3,38 +3,19 @@ every rating from the finished games gives what the games gave one by one."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
 from games import services
-from games.engine import Move
-from games.engine.position import build_state, card_in_hand
-from games.models import Event, Game, Result
+from games.models import Event, Result
 from players import rating
 from players.models import Rating, bot_key
-from tests.factories import Persona, make_persona, put_state, reload, start_game
+from tests.factories import finish_game as finish
+from tests.factories import make_persona, reload, start_game
 
 pytestmark = pytest.mark.django_db
-
-
-def finish(game: Game, winner: int, by: Persona, scores: Sequence[int] = ()) -> Game:
-    """End the running `game` in one move of `by`, at seat `winner`, who goes out with
-    their last card; the others hold two cards, worth 9 points (13 from the fifth
-    seat on). With `scores`, the seats had those scores before, and the game
-    is played to 50 points, which the winner's round takes them past; otherwise it is
-    a one-round game, whose losers all end on 0 points."""
-    seats = len(game.seating)
-    losers = iter([["B4", "B5"], ["G4", "G5"], ["Y4", "Y5"], ["B6", "B7"], ["G6", "G7"]])
-    table = [["R1"] if seat == winner else next(losers) for seat in range(seats)]
-    target = 50 if scores else 0
-    state = build_state(table, top="R5", current=winner, target_score=target, scores=scores or None)
-    version = put_state(game, state).version
-    play = Move.from_json({"action": "play", "card": card_in_hand(state, winner, "R1")})
-    services.move_apply(game_id=game.pk, player=by.player, version=version, move=play)
-    return reload(game)
 
 
 def ratings() -> dict[str, tuple[float, float, float, int]]:

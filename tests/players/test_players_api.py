@@ -133,14 +133,16 @@ def test_a_player_token_is_not_needed_but_does_not_hurt_when_creating_a_player(h
 # -- GET /players/me -------------------------------------------------------------------
 
 
-def test_me_answers_id_name_and_zero_stats_for_a_new_player(host):
+def test_me_answers_id_name_zero_stats_and_the_starting_rating_for_a_new_player(host):
     response = host.get("/players/me")
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert set(body) == {"id", "name", "stats"}
+    assert set(body) == {"id", "name", "stats", "rating", "rank"}
     assert body["id"] == str(host.player.pk)
     assert body["name"] == "Host"
     assert body["stats"] == dict.fromkeys(STATS_KEYS, 0)
+    assert body["rating"] == {"mu": 25.0, "sigma": 25 / 3, "ordinal": 0.0, "games": 0}
+    assert body["rank"] is None
 
 
 def test_me_never_shows_the_token(anonymous, db):
