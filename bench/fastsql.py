@@ -112,7 +112,7 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
     from django.db import connection
 
     from games.models import Event, Game
-    from players.models import Player, hash_token
+    from players.models import Player, Rating, hash_token
     from unoservice import fastsql
 
     seq = [game.last_seq]
@@ -151,6 +151,23 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
     def update_helper() -> None:
         move_values()
         fastsql.update_fields(game, MOVE_FIELDS)
+
+    # The ratings of a 10-player game, as its end updates them (games.results).
+    rated = list(Player.objects.order_by("pk")[:10])
+    ratings = [Rating(key=str(p.pk), player=p, mu=25.0, sigma=8.3, ordinal=0.1) for p in rated]
+    Rating.objects.bulk_create(ratings)
+    ratings = list(Rating.objects.order_by("key"))
+    rating_keys = [r.key for r in ratings]
+    rating_fields = ["mu", "sigma", "ordinal", "games", "updated_at"]
+
+    def moved_ratings() -> list[Rating]:
+        for row in ratings:
+            row.mu += 0.01
+            row.sigma -= 0.001
+            row.ordinal = row.mu - 3 * row.sigma
+            row.games += 1
+            row.updated_at = game.updated_at
+        return ratings
 
     token_hash = hash_token(token)
     waiting = {"status": "waiting", "match_key": "4:500:", "visibility": "public"}
@@ -227,6 +244,26 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
                     .values_list("pk")
                 ),
                 "fastsql.lock_keys": lambda: fastsql.lock_keys(Player, player_ids),
+            },
+        ),
+        (
+            f"update the {len(ratings)} ratings of a 10-player game",
+            {
+                "bulk_update": lambda: Rating.objects.bulk_update(moved_ratings(), rating_fields),
+                "fastsql.update_rows": lambda: fastsql.update_rows(
+                    Rating, moved_ratings(), rating_fields
+                ),
+            },
+        ),
+        (
+            f"lock the {len(ratings)} ratings of a 10-player game",
+            {
+                "select_for_update().filter(key__in)": lambda: list(
+                    Rating.objects.select_for_update().filter(key__in=rating_keys).order_by("key")
+                ),
+                "fastsql.select_in(lock=True)": lambda: fastsql.select_in(
+                    Rating, "key", rating_keys, order_by="key", lock=True
+                ),
             },
         ),
         (

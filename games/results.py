@@ -55,9 +55,9 @@ def lock_ratings(game: Game) -> dict[str, Rating] | None:
     keys = sorted({seat_key(entry) for entry in game.seating})
     fresh = rating.Skill()
     missing = [_fresh_row(key, fresh) for key in keys]
-    with fastsql.pipelined():  # one round trip: create the first-timers' rows, lock all
-        Rating.objects.bulk_create(missing, ignore_conflicts=True)
-        rows = list(Rating.objects.select_for_update().filter(key__in=keys).order_by("key"))
+    with fastsql.pipelined():  # create the first-timers' rows and lock all, unawaited
+        fastsql.insert_rows(Rating, missing, ignore_conflicts=True)
+        rows = fastsql.select_in(Rating, "key", keys, order_by="key", lock=True)
     return {row.key: row for row in rows}
 
 
@@ -96,8 +96,9 @@ def record(
     changed = list(ratings.values())
     for row in changed:
         row.updated_at = now
-    Rating.objects.bulk_update(changed, ["mu", "sigma", "ordinal", "games", "updated_at"])
-    fastsql.insert_rows(Result, results)
+    with fastsql.pipelined():  # both writes in one round trip
+        fastsql.update_rows(Rating, changed, ["mu", "sigma", "ordinal", "games", "updated_at"])
+        fastsql.insert_rows(Result, results)
     return [engine.Event("game_rated", None, _rated_data(moved, keys), state.round)]
 
 

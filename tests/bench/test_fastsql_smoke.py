@@ -27,5 +27,7 @@ def test_every_statement_is_timed_each_way_and_compared_with_the_helper() -> Non
         "a game's newest events (6, the start of a 4-player game)",
         "lock the waiting quick-match games of a setting",
         "lock 13 players' rows",
+        "update the 10 ratings of a 10-player game",
+        "lock the 10 ratings of a 10-player game",
         "player by token hash",
     ]

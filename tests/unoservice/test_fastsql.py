@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Model
 
 from games.models import Event, Game, GameStatus
-from players.models import Player
+from players.models import Player, Rating
 from tests.factories import GameFactory, Persona, PlayerFactory, human_to_act_game
 from unoservice import fastsql
 
@@ -423,3 +423,54 @@ def test_a_locked_row_that_stops_matching_while_awaited_is_left_out(host: Person
     [found] = results
     assert oldest.pk not in [g.pk for g in found]
     assert [g.target_score for g in found] == [1, 3]
+
+
+# -- ratings: many rows at once --------------------------------------------------------
+
+
+def ratings_of(players: list[Player]) -> list[Rating]:
+    return [
+        Rating(key=str(p.pk), player=p, mu=25.0, sigma=8.3, ordinal=0.1, games=0) for p in players
+    ]
+
+
+@pytest.mark.django_db
+def test_inserting_with_ignore_conflicts_leaves_existing_rows_as_they_were() -> None:
+    players = PlayerFactory.create_batch(3)
+    Rating.objects.create(key=str(players[0].pk), player=players[0], mu=1, sigma=2, ordinal=-5)
+    fastsql.insert_rows(Rating, ratings_of(players), ignore_conflicts=True)
+    kept = Rating.objects.get(key=str(players[0].pk))
+    assert (kept.mu, kept.sigma, kept.ordinal) == (1, 2, -5)
+    assert Rating.objects.count() == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lock", [False, True])
+def test_rows_selected_in_a_set_of_values_are_the_orms_in_every_field_and_order(lock) -> None:
+    players = PlayerFactory.create_batch(4)
+    Rating.objects.bulk_create(ratings_of(players))
+    keys = [str(p.pk) for p in players[:3]] + ["bot:nobody"]
+    with transaction.atomic():
+        found = fastsql.select_in(Rating, "key", keys, order_by="key", lock=lock)
+        orm = list(Rating.objects.filter(key__in=keys).order_by("key"))
+    assert [columns(Rating, r) for r in found] == [columns(Rating, r) for r in orm]
+    assert len(found) == 3
+    assert fastsql.select_in(Rating, "key", [], order_by="key") == []
+
+
+@pytest.mark.django_db
+def test_rows_updated_each_with_its_own_values_are_stored_as_bulk_update_stores_them() -> None:
+    players = PlayerFactory.create_batch(3)
+    Rating.objects.bulk_create(ratings_of(players))
+    rows = list(Rating.objects.order_by("key"))
+    for n, row in enumerate(rows):
+        row.mu, row.sigma, row.ordinal, row.games, row.updated_at = 30 + n, 1.5, 25.5 + n, n, NOW
+    untouched = rows[2]
+    fastsql.update_rows(Rating, rows[:2], ["mu", "sigma", "ordinal", "games", "updated_at"])
+    helper = [columns(Rating, r) for r in Rating.objects.order_by("key")]
+    assert helper[:2] == [columns(Rating, r) for r in rows[:2]]
+    assert helper[2]["mu"] == 25.0 != untouched.mu
+    # The ORM's bulk_update of the same values stores the same.
+    rows[2].mu = 25.0
+    Rating.objects.bulk_update(rows, ["mu", "sigma", "ordinal", "games", "updated_at"])
+    assert [columns(Rating, r) for r in Rating.objects.order_by("key")][:2] == helper[:2]
