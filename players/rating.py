@@ -23,7 +23,11 @@ DEFAULT_SIGMA = DEFAULT_MU / 3
 # Standard deviations below mu that `ordinal` sits: 3 puts 99.7 % of the belief above.
 ORDINAL_Z = 3.0
 
-_MODEL = PlackettLuce(mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+# The uncertainty every game adds back before it is rated (OpenSkill's default): a
+# rating never freezes, so a player who improves is followed.
+TAU = DEFAULT_MU / 300
+
+_MODEL = PlackettLuce(mu=DEFAULT_MU, sigma=DEFAULT_SIGMA, tau=TAU)
 
 
 @dataclass(frozen=True, slots=True)
