@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 
 from players import rating
 from players.models import Player, Rating
+from unoservice import fastsql
 
 # Rated games a player needs before the leaderboard lists them: a few games' luck
 # should not put anyone on it.
@@ -47,7 +48,9 @@ def rating_data(row: Rating | None) -> RatingJson:
 
 
 def player_standing(player: Player) -> Standing:
-    row = Rating.objects.filter(key=str(player.pk)).first()
+    """A player's rating and rank. `GET /players/me`, a client's first request and its
+    cheapest, reads this, hence `fastsql`."""
+    row = fastsql.select_by(Rating, "key", str(player.pk))
     return Standing(str(player.pk), player.name, None, player, rating_data(row), rank_of(row))
 
 
