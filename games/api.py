@@ -937,7 +937,8 @@ ID_DESCRIPTION = (
 )
 
 
-def _key(request: Request, player_id: str) -> standings.Standing:
+def _standing_of(request: Request, player_id: str) -> standings.Standing:
+    """The player (or bot strategy) a path names; `me` is the caller."""
     if player_id == "me":
         return standings.player_standing(current_player(request))
     return standings.standing_of(player_id)
@@ -955,7 +956,7 @@ class PlayerDetailView(APIView):
         responses={200: PlayerOut, **error_responses(401, 404, 429)},
     )
     def get(self, request: Request, player_id: str) -> Response:
-        return Response(player_json(_key(request, player_id)))
+        return Response(player_json(_standing_of(request, player_id)))
 
 
 # DRF's stubs make its generic views generic; at runtime they take no type argument.
@@ -984,7 +985,7 @@ class PlayerGamesView(generics.ListAPIView):  # type: ignore[type-arg]
         },
     )
     def get(self, request: Request, player_id: str) -> Response:
-        found = _key(request, player_id)
+        found = _standing_of(request, player_id)
         page = self.paginate_queryset(standings.history(found.key, viewer=current_player(request)))
         assert page is not None
         entries = [
