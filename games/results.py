@@ -83,23 +83,31 @@ def record(
     `lock_ratings` locked them), move every seat's rating; returns the `game_rated`
     event to log with the ending change (none for an unrated game)."""
     results = _results(game, state, now, rated=ratings is not None)
-    keys = [result.key for result in results]
-    places = [result.place for result in results]
     if ratings is None:
         fastsql.insert_rows(Result, results)
         return []
-    moved = rate(keys, places, ratings)
-    for result, (before, after, games) in zip(results, moved, strict=True):
-        result.mu_before, result.sigma_before = before.mu, before.sigma
-        result.mu_after, result.sigma_after = after.mu, after.sigma
-        result.games_after = games
+    moved = _rate_results(results, ratings)
     changed = list(ratings.values())
     for row in changed:
         row.updated_at = now
     with fastsql.pipelined():  # both writes in one round trip
         fastsql.update_rows(Rating, changed, ["mu", "sigma", "ordinal", "games", "updated_at"])
         fastsql.insert_rows(Result, results)
+    keys = [result.key for result in results]
     return [engine.Event("game_rated", None, _rated_data(moved, keys), state.round)]
+
+
+def _rate_results(
+    results: Sequence[Result], ratings: dict[str, Rating]
+) -> list[tuple[rating.Skill, rating.Skill, int]]:
+    """Rate the game of `results` (its seats, in order), moving `ratings` in memory,
+    and write each seat's rating before and after into its result."""
+    moved = rate([r.key for r in results], [r.place for r in results], ratings)
+    for result, (before, after, games) in zip(results, moved, strict=True):
+        result.mu_before, result.sigma_before = before.mu, before.sigma
+        result.mu_after, result.sigma_after = after.mu, after.sigma
+        result.games_after = games
+    return moved
 
 
 def rate(
@@ -133,11 +141,7 @@ def _rated_data(
                 seat=seat,
                 rated_as=keys[seat],
                 rating=rating_json(after, games),
-                change=RatingChangeData(
-                    mu=after.mu - before.mu,
-                    sigma=after.sigma - before.sigma,
-                    ordinal=after.ordinal - before.ordinal,
-                ),
+                change=rating_change(before, after),
             )
             for seat, (before, after, games) in enumerate(moved)
         ]
@@ -147,6 +151,15 @@ def _rated_data(
 def rating_json(skill: rating.Skill, games: int) -> RatingData:
     """A rating as the API shows it."""
     return RatingData(mu=skill.mu, sigma=skill.sigma, ordinal=skill.ordinal, games=games)
+
+
+def rating_change(before: rating.Skill, after: rating.Skill) -> RatingChangeData:
+    """What a game changed of a rating, as the API shows it."""
+    return RatingChangeData(
+        mu=after.mu - before.mu,
+        sigma=after.sigma - before.sigma,
+        ordinal=after.ordinal - before.ordinal,
+    )
 
 
 def recompute() -> tuple[int, int]:
@@ -172,13 +185,7 @@ def recompute() -> tuple[int, int]:
         for result in ordered:
             by_game.setdefault(result.game_id, []).append(result)
         for seats in by_game.values():
-            keys = [r.key for r in seats]
-            involved = {key: rows[key] for key in keys}
-            moved = rate(keys, [r.place for r in seats], involved)
-            for result, (before, after, count) in zip(seats, moved, strict=True):
-                result.mu_before, result.sigma_before = before.mu, before.sigma
-                result.mu_after, result.sigma_after = after.mu, after.sigma
-                result.games_after = count
+            _rate_results(seats, {r.key: rows[r.key] for r in seats})
             changed += seats
             games += 1
         Rating.objects.bulk_update(list(rows.values()), ["mu", "sigma", "ordinal", "games"])

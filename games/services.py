@@ -1250,34 +1250,27 @@ def _bots_may_move(game: Game, version: int) -> bool:
 
 
 def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
-    to_act = state.to_act
-    if to_act is None:
-        return None
-    players = state.players
-    history: list[engine.Event] | None = None
-    seated_bots = tuple(taken["bot"] for taken in game.seating)
-    # Out-of-turn seats in turn order after the seat to act, that seat last.
-    for offset in range(1, players + 1):
-        seat = (to_act + offset) % players
-        strategy = game.seating[seat]["bot"]
-        if strategy is None or (seat != to_act and not engine.legal_moves(state, seat)):
-            continue
-        rng = random.Random(derive(game.seed, "bot", game.version, seat))
-        if history is None and strategy in bots.READS_HISTORY:
-            history = selectors.round_history(game, state.round)
+    """The next bot action of the game at its current version (`bots.next_action`):
+    each decision drawn from the game's seed, the version and the seat."""
+
+    def decide(
+        strategy: str, view: engine.PlayerView, rng: random.Random, seat: int
+    ) -> Move | None:
         try:
-            view = engine.player_view(state, seat, history or (), bots=seated_bots)
-            move = bots.choose(strategy, view, rng)
+            return bots.choose(strategy, view, rng)
         except Exception:
             # A bug in a bot must not stall the table: log it, and let the bot to act
             # make its first legal move instead.
             log.exception("bot %s at seat %s of game %s failed", strategy, seat, game.pk)
-            move = None
-        if move is None and seat == to_act:
-            move = engine.legal_moves(state, seat)[0]
-        if move is not None:
-            return seat, move
-    return None
+            return None
+
+    return bots.next_action(
+        state,
+        [taken["bot"] for taken in game.seating],
+        history=lambda: selectors.round_history(game, state.round),
+        rng_for=lambda seat: random.Random(derive(game.seed, "bot", game.version, seat)),
+        decide=decide,
+    )
 
 
 def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:

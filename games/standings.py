@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
+from games import results
 from games.engine.vocabulary import RatingChangeData, RatingData
 from games.models import BotStrategy, Event, Result, Seat, Visibility
 from players import rating
@@ -71,8 +72,8 @@ def bot_stats(strategy: str) -> dict[str, int]:
     """A bot strategy's statistics, as a player's are kept: the games its seats
     finished (those a bot took over from a player count for the player), the games
     and rounds it won, and the points it scored."""
-    results = Result.objects.filter(player__isnull=True, bot=strategy)
-    totals = results.aggregate(
+    finished = Result.objects.filter(player__isnull=True, bot=strategy)
+    totals = finished.aggregate(
         games=Count("game", distinct=True),
         won=Count("pk", filter=Q(place=1)),
         points=Sum("points"),
@@ -163,22 +164,12 @@ def _skills(result: Result) -> tuple[rating.Skill, rating.Skill, int] | None:
 
 def _after(result: Result) -> RatingData | None:
     found = _skills(result)
-    if found is None:
-        return None
-    _, after, games = found
-    return RatingData(mu=after.mu, sigma=after.sigma, ordinal=after.ordinal, games=games)
+    return None if found is None else results.rating_json(found[1], found[2])
 
 
 def _change(result: Result) -> RatingChangeData | None:
     found = _skills(result)
-    if found is None:
-        return None
-    before, after, _ = found
-    return RatingChangeData(
-        mu=after.mu - before.mu,
-        sigma=after.sigma - before.sigma,
-        ordinal=after.ordinal - before.ordinal,
-    )
+    return None if found is None else results.rating_change(found[0], found[1])
 
 
 def rating_over_time(key: str, *, limit: int = 200) -> list[tuple[dt.datetime, float]]:

@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import pairwise
 from typing import Any, Final
 
@@ -45,15 +46,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import bots
 from games.engine import (
-    Event,
     GameConfig,
     GameState,
     InvalidConfig,
-    Move,
     apply,
-    legal_moves,
     new_game,
-    player_view,
 )
 from games.engine.rng import derive
 from players import rating
@@ -85,18 +82,23 @@ def play(seated: Sequence[str], target_score: int, seed: int) -> GameState:
     """Play a game among the bots `seated` (one strategy a seat) to its end, dealt from
     `seed`; returns its final state.
 
-    The bots decide as the service's bot task has them decide (`services._bot_choice`):
-    each from its seat's view, which shows the seats' strategies and, to a strategy
-    that reads it, the history of the round; each decision with a generator derived
-    from the game's seed, the change it is made at and the seat; the seats that may
-    act out of turn asked first, in turn order, and the seat to act last.
+    The bots decide as the service's bot task has them decide (`bots.next_action`),
+    each decision with a generator derived from the game's seed, the change it is
+    made at and the seat.
     """
     state, events = new_game(GameConfig(len(seated), target_score), seed)
     history = [event for event in events if event.round == state.round]
     for step in range(MAX_STEPS):
         if state.finished:
             return state
-        seat, move = _next_action(state, history, seated, seed, step)
+        action = bots.next_action(
+            state,
+            seated,
+            history=partial(tuple, history),
+            rng_for=partial(_bot_rng, seed, step),
+        )
+        assert action is not None, "a table of bots always has a bot to act"
+        seat, move = action
         events = apply(state, seat, move)
         history.extend(events)
         if history[0].round != state.round:
@@ -104,26 +106,8 @@ def play(seated: Sequence[str], target_score: int, seed: int) -> GameState:
     raise CommandError(f"the game dealt from seed {seed} did not end in {MAX_STEPS} moves")
 
 
-def _next_action(
-    state: GameState, history: list[Event], seated: Sequence[str], seed: int, step: int
-) -> tuple[int, Move]:
-    to_act = state.to_act
-    assert to_act is not None, "an unfinished game has a seat to act"
-    players = state.players
-    for offset in range(1, players + 1):
-        seat = (to_act + offset) % players
-        if seat != to_act and not legal_moves(state, seat):
-            continue
-        strategy = seated[seat]
-        seen = history if strategy in bots.READS_HISTORY else ()
-        view = player_view(state, seat, seen, bots=seated)
-        move = bots.choose(strategy, view, random.Random(derive(seed, "bot", step, seat)))
-        if move is None and seat == to_act:
-            # As in the service: the seat to act must act, whatever its bot says.
-            move = legal_moves(state, seat)[0]
-        if move is not None:
-            return seat, move
-    raise AssertionError("the seat to act always has a move")
+def _bot_rng(seed: int, step: int, seat: int) -> random.Random:
+    return random.Random(derive(seed, "bot", step, seat))
 
 
 @dataclass(frozen=True, slots=True)
