@@ -11,10 +11,13 @@ COPY requirements-runtime.txt .
 RUN pip install -r requirements-runtime.txt
 
 COPY . .
-# The admin's static files, served by WhiteNoise from the image.
+# The admin's static files, served by WhiteNoise from the image. var/metrics, the
+# metrics folder (PROMETHEUS_MULTIPROC_DIR), is made here empty and owned by uno: a
+# new named volume mounted on it (docker-compose.yml) copies that, writable by uno.
 RUN SECRET_KEY=collectstatic DEBUG=false python manage.py collectstatic --noinput \
     && useradd --system --uid 10001 --home-dir /app uno \
-    && mkdir -p /app/var \
+    && rm -rf /app/var/metrics \
+    && mkdir -p /app/var/metrics \
     && chown -R uno /app/var
 USER uno
 

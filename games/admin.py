@@ -1,30 +1,53 @@
 """The staff dashboard: games with their seats and log, a replay viewer that steps
-through any game event by event, and an overview of play.
+through any game event by event, and an overview of play and of the service's health.
 
-Nothing here changes a game except through `games.services` (the abandon action);
-the pages only read. A waiting or running game's page follows the game live: it
-listens to the game's stream (`/api/v1/games/{id}/stream`, opened with the staff
-member's session) and redraws its fields, seats and log as changes come in.
+Nothing here changes a game except through `games.services` (the abandon action,
+after a page that asks for a reason); the pages only read. A waiting or running
+game's page follows the game live: it listens to the game's stream
+(`/api/v1/games/{id}/stream`, opened with the staff member's session) and redraws
+its fields, seats and log as changes come in.
+
+Seats are named as people say them ("alice", "bot (expert)"), never as the stored
+dicts, and the house rules as words.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, path, reverse, reverse_lazy
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 import games.rating_admin  # noqa: F401  (registers the leaderboard and players' ratings)
-from games import overview, replay, selectors, services
+from games import charts, overview, replay, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
+from games.engine.vocabulary import Means, data_keys, is_event_type, means
 from games.models import Event, Game, GameStatus, Seat
 from unoservice.errors import ServiceError
+
+# The site is the service's, not Django's; "View site" leads to what the service
+# offers the world: its API and the reference of it.
+admin.site.site_header = "UNO service administration"
+admin.site.site_title = "UNO service admin"
+admin.site.index_title = "Games, players and the service"
+# Lazy: the URLconf is still being read when the admin is.
+admin.site.site_url = cast(str, reverse_lazy("docs"))
+# The home page adds the operator's pages (the overview, the leaderboard) above the
+# apps' models: a template of its own name, so no app order is needed to override it.
+admin.site.index_template = "admin/games/index.html"
 
 LOG_PAGE_SIZE = 50
 LIVE_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
@@ -44,10 +67,93 @@ def cards_html(cards: list[int]) -> str:
     return format_html_join("", "{}", ((card_html(c),) for c in cards)) or "—"
 
 
-def describe_event(event: Event) -> str:
-    """A readable line for the log and the viewer, cards in their colours."""
+def seat_name(entry: dict[str, Any] | None) -> str:
+    """A seat of `Game.seating` as people name it: the player's name, "bot (expert)",
+    or "bot (greedy) for alice" when a bot holds a timed-out player's seat."""
+    if not entry:
+        return "—"
+    player = entry.get("player") or {}
+    if entry.get("bot") is not None:
+        bot = f"bot ({entry['bot']})"
+        return f"{bot} for {player['name']}" if player.get("name") else bot
+    return str(player.get("name") or "—")
+
+
+def seat_label(seating: Sequence[dict[str, Any]], number: object) -> str:
+    """A seat number with its name: "seat 1 (bot (expert))"."""
+    if isinstance(number, int) and 0 <= number < len(seating):
+        return f"seat {number} ({seat_name(seating[number])})"
+    return f"seat {number}"
+
+
+# Every house rule of `Rules`, as the rules (docs/rules.md) call it.
+RULE_NAMES: dict[str, str] = {
+    "stacking": "Stacking of Draw Twos and Wild Draw Fours",
+    "seven_o": "Seven-O (a 7 swaps hands, a 0 passes them on)",
+    "jump_in": "Jump-in",
+    "draw_until_playable": "Draw until playable",
+    "force_play": "Force play (a playable drawn card must be played)",
+}
+OFFICIAL_RULES = "Official rules"
+
+
+def rules_in_words(rules: dict[str, Any] | None) -> str:
+    """The house rules that are on, as words, in the order the rules give them (the
+    stored JSON's key order is the database's: PostgreSQL sorts a jsonb's keys);
+    "Official rules" with none."""
+    rules = rules or {}
+    known = [RULE_NAMES[name] for name in RULE_NAMES if rules.get(name)]
+    unknown = [name for name, value in rules.items() if value and name not in RULE_NAMES]
+    on = known + unknown
+    return ", ".join(on) if on else OFFICIAL_RULES
+
+
+def abandoned_in_words(data: dict[str, Any]) -> str:
+    """A `game_abandoned` event's data as operators read it."""
+    by = data.get("by")
+    reason = data.get("reason", "")
+    return f"abandoned by {by}: {reason}" if by else f"abandoned: {reason}"
+
+
+def _plain_html(value: Any, seating: Sequence[dict[str, Any]]) -> str:
+    """Any other value of `data`, without the braces of a stored dict."""
+    if isinstance(value, dict):
+        if "name" in value:  # a player reference
+            return format_html("{}", value["name"])
+        return format_html_join(
+            " ", "{}={}", ((k, _plain_html(v, seating)) for k, v in value.items())
+        )
+    if isinstance(value, list):
+        return format_html_join(", ", "{}", ((_plain_html(v, seating),) for v in value))
+    return format_html("{}", value)
+
+
+def _ratings_html(value: list[Any], seating: Sequence[dict[str, Any]]) -> str:
+    def one(entry: dict[str, Any]) -> tuple[str, str, str]:
+        rating = entry.get("rating", {}).get("ordinal", 0.0)
+        change = entry.get("change", {}).get("ordinal", 0.0)
+        return seat_name(_at(seating, entry.get("seat"))), f"{rating:.2f}", f"{change:+.2f}"
+
+    return format_html_join(", ", "{} {} ({})", (one(e) for e in value if isinstance(e, dict)))
+
+
+def _at(seating: Sequence[dict[str, Any]], number: object) -> dict[str, Any] | None:
+    return seating[number] if isinstance(number, int) and 0 <= number < len(seating) else None
+
+
+def describe_event(event: Event, seating: Sequence[dict[str, Any]] = ()) -> str:
+    """A readable line for the log and the viewer: cards in their colours, seats by
+    their names (from the game's `seating`), players by name, no stored dicts."""
     data = event.data
+    seat_keys = (
+        {key.name for key in data_keys(event.type) if means(key.type) is Means.SEAT}
+        if is_event_type(event.type)
+        else set()
+    )
     parts: list[str] = []
+    if event.type == "game_abandoned":
+        parts.append(format_html("{}", abandoned_in_words(data)))
+        data = {}
     for key, value in data.items():
         if key in ("card", "top_card") and isinstance(value, int):
             parts.append(format_html("{}: {}", key, card_html(value)))
@@ -55,9 +161,20 @@ def describe_event(event: Event) -> str:
             parts.append(format_html("{}: {}", key, cards_html(value)))
         elif key == "hands" and isinstance(value, list):
             hands = format_html_join(
-                " ", "{}: {}", ((s, cards_html(h)) for s, h in enumerate(value))
+                " ",
+                "{}: {}",
+                ((seat_name(_at(seating, s)), cards_html(h)) for s, h in enumerate(value)),
             )
             parts.append(format_html("hands {}", hands))
+        elif key == "scores" and isinstance(value, list):
+            scores = format_html_join(
+                ", ", "{} {}", ((seat_name(_at(seating, s)), n) for s, n in enumerate(value))
+            )
+            parts.append(format_html("scores: {}", scores))
+        elif key == "ratings" and isinstance(value, list):
+            parts.append(format_html("ratings: {}", _ratings_html(value, seating)))
+        elif key in seat_keys:
+            parts.append(format_html("{}: {}", key, seat_label(seating, value)))
         elif key == "color" and isinstance(value, str) and value in COLOR_BY_NAME:
             parts.append(
                 format_html(
@@ -65,19 +182,50 @@ def describe_event(event: Event) -> str:
                 )
             )
         else:
-            parts.append(format_html("{}: {}", key, value))
-    who = "" if event.seat is None else f"seat {event.seat} "
+            parts.append(format_html("{}: {}", key, _plain_html(value, seating)))
+    who = "" if event.seat is None else f"{seat_label(seating, event.seat)} "
     body = format_html_join(", ", "{}", ((p,) for p in parts))
     return format_html("<strong>{}</strong> {}{}", event.type, who, body)
 
 
+def duration_in_words(span: dt.timedelta) -> str:
+    """A span as an operator reads it at a glance: "45 s", "12 min", "3 h 05 min",
+    "2 d 4 h"."""
+    seconds = max(int(span.total_seconds()), 0)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours = minutes // 60
+    if hours < 24:
+        return f"{hours} h {minutes % 60:02d} min"
+    return f"{hours // 24} d {hours % 24} h"
+
+
+class AbandonForm(forms.Form):
+    reason = forms.CharField(
+        max_length=200,
+        help_text="Recorded in each game's log with your username; players read the "
+        "reason, not who you are.",
+        widget=forms.TextInput(attrs={"size": 60, "autofocus": True}),
+    )
+
+
 class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
-    fields = ("seat", "player", "bot", "joined_at")
+    fields = ("seat", "who", "timed_out", "joined_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Seat]:
+        return super().get_queryset(request).select_related("player")
+
+    @admin.display(description="who")
+    def who(self, seat: Seat) -> str:
+        return seat_name(seat.seating_entry())
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -103,23 +251,26 @@ class HasBotsFilter(admin.SimpleListFilter):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin[Game]):
+    # Every column is read from the game's own row (its seating is stored on it), so
+    # a page of the list costs the same few queries however many games it shows.
     list_display = (
         "short_id",
         "status",
         "visibility",
         "players_and_bots",
+        "winner_name",
         "round",
-        "version",
         "moves",
-        "created_at",
-        "updated_at",
+        "version",
+        "created",
+        "duration",
+        "idle_for",
         "replay_link",
     )
     list_filter = ("status", "visibility", HasBotsFilter, "created_at")
     date_hierarchy = "created_at"
     search_fields = ("host__name", "seats__player__name")
     search_help_text = "a player's name, or a game id"
-    list_select_related = ("host",)
     list_per_page = 50
     inlines = (SeatInline,)
     actions = ("abandon_games", "verify_replays")
@@ -128,11 +279,12 @@ class GameAdmin(admin.ModelAdmin[Game]):
     fields = (
         "id",
         "status",
+        "how_it_ended",
         "host",
         "max_players",
         "target_score",
         "turn_timeout",
-        "rules",
+        "rules_in_words",
         # Staff see a private game's invite code, to help its players.
         "visibility",
         "invite_code",
@@ -141,7 +293,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "version",
         "moves",
         "last_seq",
-        "winner",
+        "winner_name",
         "rematch",
         "presence",
         "turn_deadline",
@@ -149,6 +301,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "created_at",
         "started_at",
         "finished_at",
+        "duration",
         "updated_at",
     )
     readonly_fields = fields
@@ -175,13 +328,45 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     @admin.display(description="players and bots")
     def players_and_bots(self, game: Game) -> str:
-        names = []
-        for entry in game.seating:
-            if entry["bot"] is not None:
-                names.append(f"{entry['bot']} bot")
-            elif entry["player"]:
-                names.append(entry["player"]["name"])
-        return ", ".join(names) or "—"
+        return ", ".join(seat_name(entry) for entry in game.seating) or "—"
+
+    @admin.display(description="winner", ordering="winner")
+    def winner_name(self, game: Game) -> str:
+        if game.winner is None or game.winner >= len(game.seating):
+            return "—"
+        return seat_name(game.seating[game.winner])
+
+    @admin.display(description="rules")
+    def rules_in_words(self, game: Game) -> str:
+        return rules_in_words(game.rules)
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, game: Game) -> str:
+        return timezone.localtime(game.created_at).strftime("%Y-%m-%d %H:%M")
+
+    @admin.display(description="duration")
+    def duration(self, game: Game) -> str:
+        """From the start to the end, or to now for a game still running."""
+        if game.started_at is None:
+            return "—"
+        return duration_in_words((game.finished_at or timezone.now()) - game.started_at)
+
+    @admin.display(description="idle for", ordering="updated_at")
+    def idle_for(self, game: Game) -> str:
+        """Since the last change of a waiting or running game: a long one means a
+        table nobody moves at (a stuck timer, a lobby left open)."""
+        if game.status not in LIVE_STATUSES:
+            return "—"
+        return duration_in_words(timezone.now() - game.updated_at)
+
+    @admin.display(description="how it ended")
+    def how_it_ended(self, game: Game) -> str:
+        if game.status == GameStatus.FINISHED:
+            return f"won by {self.winner_name(game)}"
+        if game.status != GameStatus.ABANDONED:
+            return "—"
+        ended = Event.objects.filter(game=game, type="game_abandoned").order_by("-seq").first()
+        return "abandoned" if ended is None else abandoned_in_words(ended.data)
 
     @admin.display(description="presence")
     def presence(self, game: Game) -> str:
@@ -221,16 +406,82 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     # Abandoning changes a game, so it needs the change permission even though the
     # admin's own change form stays off (has_change_permission is False for everyone).
-    @admin.action(description="Abandon the selected games", permissions=["abandon"])
-    def abandon_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+    @admin.action(description="Abandon the selected games…", permissions=["abandon"])
+    def abandon_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
+        """Django's pattern for an action that needs a word first: the action renders
+        a page asking for the reason, which posts the action back with `apply`."""
+        form = AbandonForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            ids = list(queryset.values_list("pk", flat=True))
+            self._abandon(request, ids, form.cleaned_data["reason"])
+            return None  # back to the list, with the message
+        return self._abandon_page(request, list(queryset), form, from_list=True)
+
+    def abandon_view(self, request: HttpRequest, game_id: uuid.UUID) -> HttpResponse:
+        """The same question for one game, from the button on its page."""
+        if not self.has_abandon_permission(request):
+            raise PermissionDenied
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            raise Http404("no such game")
+        form = AbandonForm(request.POST if request.method == "POST" else None)
+        if form.is_valid():
+            self._abandon(request, [game.pk], form.cleaned_data["reason"])
+            return HttpResponseRedirect(reverse("admin:games_game_change", args=[game.pk]))
+        return self._abandon_page(request, [game], form, from_list=False)
+
+    def _abandon_page(
+        self, request: HttpRequest, chosen: list[Game], form: AbandonForm, *, from_list: bool
+    ) -> HttpResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Abandon games?" if len(chosen) > 1 else "Abandon this game?",
+            "form": form,
+            "from_list": from_list,
+            "action_name": "abandon_games",
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "rows": [
+                {
+                    "game": game,
+                    "short_id": str(game.pk)[:8],
+                    "players": self.players_and_bots(game),
+                    "open": game.status in LIVE_STATUSES,
+                }
+                for game in chosen
+            ],
+            "open_count": sum(game.status in LIVE_STATUSES for game in chosen),
+            "back_url": (
+                reverse("admin:games_game_changelist")
+                if from_list or not chosen
+                else reverse("admin:games_game_change", args=[chosen[0].pk])
+            ),
+        }
+        return TemplateResponse(request, "admin/games/game/abandon_confirmation.html", context)
+
+    def _abandon(self, request: HttpRequest, game_ids: Iterable[Any], reason: str) -> None:
+        """Abandon each game through the service, as the staff member at the admin, and
+        say how many were abandoned and which could not be."""
+        by = request.user.get_username()
         done = 0
-        for game_id in queryset.values_list("pk", flat=True):
+        refused: list[str] = []
+        for game_id in game_ids:
             try:
-                services.game_abandon(game_id=game_id, reason=f"abandoned by {request.user}")
+                services.game_abandon(game_id=game_id, reason=reason, by=by)
                 done += 1
             except ServiceError as error:
-                self.message_user(request, f"{game_id}: {error.message}", messages.WARNING)
-        self.message_user(request, f"{done} game(s) abandoned.", messages.SUCCESS)
+                refused.append(f"{str(game_id)[:8]} ({error.message})")
+        self.message_user(
+            request,
+            f"{done} game{'' if done == 1 else 's'} abandoned.",
+            messages.SUCCESS if done else messages.INFO,
+        )
+        if refused:
+            self.message_user(
+                request,
+                f"Not abandoned, being over already: {', '.join(refused)}.",
+                messages.WARNING,
+            )
 
     @admin.action(description="Verify the replay of the selected games", permissions=["view"])
     def verify_replays(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
@@ -255,6 +506,11 @@ class GameAdmin(admin.ModelAdmin[Game]):
                 "<uuid:game_id>/replay/",
                 self.admin_site.admin_view(self.replay_view),
                 name="games_game_replay",
+            ),
+            path(
+                "<uuid:game_id>/abandon/",
+                self.admin_site.admin_view(self.abandon_view),
+                name="games_game_abandon",
             ),
             path(
                 "overview/",
@@ -282,7 +538,12 @@ class GameAdmin(admin.ModelAdmin[Game]):
         # "last" lets the live page follow the log onto a page that did not exist yet.
         page = pages.get_page(pages.num_pages if requested == "last" else requested)
         context["log_page"] = page
-        context["log_rows"] = [(event, describe_event(event)) for event in page]
+        context["log_rows"] = [(event, describe_event(event, game.seating)) for event in page]
+        context["abandon_url"] = (
+            reverse("admin:games_game_abandon", args=[game.pk])
+            if game.status in LIVE_STATUSES and self.has_abandon_permission(request)
+            else None
+        )
         context["replay_url"] = (
             reverse("admin:games_game_replay", args=[game.pk]) if game.started_at else None
         )
@@ -319,23 +580,97 @@ class GameAdmin(admin.ModelAdmin[Game]):
             context["mismatch"] = error
             return TemplateResponse(request, "admin/games/game/replay.html", context)
         context["nearby"] = [
-            (event, describe_event(event), event.seq == seq)
+            (event, describe_event(event, game.seating), event.seq == seq)
             for event in selectors.events_around(game, seq, reach=6)
         ]
         context["event"] = next(e for e, _, current in context["nearby"] if current)
-        context["event_html"] = describe_event(context["event"])
+        context["event_html"] = describe_event(context["event"], game.seating)
         context["table"] = _table_context(game, shown)
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 
     def overview_view(self, request: HttpRequest) -> HttpResponse:
+        figures = overview.figures()
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": "Overview of play",
-            "figures": overview.figures(),
+            "figures": figures,
             "statuses": GameStatus.values,
+            "checks": overview.service_health(),
+            "charts": overview_charts(figures, overview.moves_per_hour()),
         }
         return TemplateResponse(request, "admin/games/game/overview.html", context)
+
+
+def overview_charts(
+    figures: dict[str, Any], per_hour: list[tuple[dt.datetime, int]]
+) -> list[dict[str, Any]]:
+    """The overview's charts: each its SVG, and its numbers as rows (what, how many)
+    for the table under it."""
+
+    def counted(what: str, n: int) -> str:
+        return f"{n} {what}{'' if n == 1 else 's'}"
+
+    per_day = [
+        (
+            f"{day:%a %d %b}",
+            charts.Bar(f"{day:%d}", n, str(n), f"{day:%a %d %b}: {counted('game', n)}"),
+        )
+        for day, n, _ in figures["per_day"]
+    ]
+    # Every third hour labelled under its bar: 24 labels would run into each other.
+    hourly = [
+        (
+            f"{hour:%a %H}:00",
+            charts.Bar(
+                f"{hour:%H}h" if number % 3 == 0 else "",
+                n,
+                str(n),
+                f"{hour:%a %H}:00: {counted('move', n)}",
+            ),
+        )
+        for number, (hour, n) in enumerate(per_hour)
+    ]
+    rates = [
+        (
+            f"{name} ({rate.wins} of {rate.seats} seats)",
+            charts.Bar(
+                name,
+                rate.percent or 0.0,
+                "—" if rate.percent is None else f"{rate.percent:g}%",
+                f"{name}: {rate.wins} of {rate.seats} seats won",
+            ),
+        )
+        for name, rate in (("bots", figures["bots"]), ("humans", figures["humans"]))
+    ]
+    made: list[tuple[str, str, str, str, list[tuple[str, charts.Bar]], float | None]] = [
+        (
+            "games-per-day",
+            "Games finished per day, the last 14 days",
+            "day",
+            "games",
+            per_day,
+            None,
+        ),
+        ("moves-per-hour", "Moves per hour, the last 24 hours", "hour", "moves", hourly, None),
+        ("win-rates", "Seats won, bots against humans", "seats", "% won", rates, 100.0),
+    ]
+    return [
+        {
+            "id": css_id,
+            "title": title,
+            "svg": _chart_svg(
+                [bar for _, bar in rows], title=title, x_label=x_label, y_label=y_label, maximum=top
+            ),
+            "rows": [(label, bar.shown) for label, bar in rows],
+        }
+        for css_id, title, x_label, y_label, rows, top in made
+    ]
+
+
+def _chart_svg(bars: list[charts.Bar], **labels: Any) -> SafeString:
+    # charts.bar_chart escapes every text it writes.
+    return mark_safe(charts.bar_chart(bars, **labels))
 
 
 def _table_context(game: Game, shown: replay.Table) -> dict[str, Any] | None:
@@ -348,7 +683,7 @@ def _table_context(game: Game, shown: replay.Table) -> dict[str, Any] | None:
         entry = (
             game.seating[number] if number < len(game.seating) else {"player": None, "bot": None}
         )
-        name = f"{entry['bot']} bot" if entry["bot"] else (entry["player"] or {}).get("name", "—")
+        name = seat_name(entry)
         seats.append(
             {
                 "seat": number,
@@ -373,4 +708,6 @@ def _table_context(game: Game, shown: replay.Table) -> dict[str, Any] | None:
         "draw_pile": len(state.draw_pile),
         "discard_pile": len(state.discard),
         "winner": state.winner if state.winner >= 0 else None,
+        "winner_label": seat_label(game.seating, state.winner) if state.winner >= 0 else None,
+        "to_act_label": None if to_act is None else seat_label(game.seating, to_act),
     }

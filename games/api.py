@@ -55,6 +55,7 @@ from players.api import (
     stats_json,
 )
 from players.auth import current_player
+from unoservice import metrics
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
@@ -537,7 +538,18 @@ def _parse_move_body(data: Any) -> tuple[int, Move]:
         raise from_engine(error) from None
 
 
-class GameMovesView(APIView):
+class CountsRejectedMoves(APIView):
+    """A view that takes moves: every refusal is counted by its error code."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)
+        error = response.data.get("error") if isinstance(response.data, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        metrics.MOVES_REJECTED.labels(str(code or response.status_code)).inc()
+        return response
+
+
+class GameMovesView(CountsRejectedMoves):
     @extend_schema(
         summary="Make a move",
         description="Sends one move, with the game's `version` you decided it on. The "
@@ -566,7 +578,7 @@ class GameMovesView(APIView):
         return idempotent(request, move)
 
 
-class GameChallengeView(APIView):
+class GameChallengeView(CountsRejectedMoves):
     @extend_schema(
         summary="Challenge or accept a Wild Draw Four",
         description="Decides a Wild Draw Four played on you: `challenge: true` "
@@ -660,7 +672,10 @@ class GameLogView(APIView):
                 "complete": complete,
                 "seed": game.seed if complete else None,
                 "seeds": replay.round_seeds(game) if complete else None,
-                "events": [presenters.event_json(e, viewer, complete=complete) for e in events],
+                "events": [
+                    presenters.event_json(e, viewer, complete=complete, staff=player.is_staff)
+                    for e in events
+                ],
             }
         )
 

@@ -95,6 +95,8 @@ class EventSchemas:
         for key in keys_of(spec.data):
             secret = secrets.get(key.name)
             doc = key.doc if secret is None else f"{key.doc}. {_secret_note(secret)}"
+            if key.name in spec.staff_only:
+                doc = f"{doc}. Only staff read it, in the game's log; players never do"
             properties[key.name] = self._described(self.value(key.type), doc)
             if key.required and secret is None:
                 required.append(key.name)

@@ -1,19 +1,38 @@
 """Figures for the staff overview page: how much is played, how long games last,
-and how bots fare against humans."""
+how bots fare against humans, and whether the service's parts are up."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count
-from django.db.models.functions import TruncDate
+from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
-from games.models import Game, GameStatus
+from games.models import Event, Game, GameStatus
+from unoservice import health
+
+logger = logging.getLogger(__name__)
 
 DAYS = 14
+HOURS = 24
+# The events a move may begin with (`games.engine.replay.move_of`). Every event of a
+# move is stored with the same time, so a game's distinct times among them count its
+# moves: a draw and the pass that follows it, a play and the round it ends, a timeout
+# and the default move its timer makes, each once. A first card's draw is the deal's.
+MOVE_EVENTS = (
+    "card_played",
+    "cards_drawn",
+    "turn_passed",
+    "color_chosen",
+    "uno_called",
+    "uno_caught",
+    "challenged",
+)
+DEALT = "first_card"
 # Means and win rates are over the most recent finished games, so the page stays
 # quick however many games the database holds.
 RECENT_GAMES = 2000
@@ -27,6 +46,81 @@ class WinRate:
     @property
     def percent(self) -> float | None:
         return round(100 * self.wins / self.seats, 1) if self.seats else None
+
+
+def moves_per_hour(now: dt.datetime | None = None) -> list[tuple[dt.datetime, int]]:
+    """The moves made in each of the last `HOURS` hours, this one included, oldest
+    first: (the hour's start, moves).
+
+    Counted from the log rather than from `Game.moves`, which says how many moves a
+    game has had but not when. The events table is the largest and its `at` has no
+    index, so the query reaches it only through the games changed in the window
+    (every append writes the game's `updated_at`, so no event of the window is
+    missed) and the index on (game, seq): its cost follows the recent games, not
+    the whole history.
+    """
+    now = now or timezone.now()
+    current = timezone.localtime(now).replace(minute=0, second=0, microsecond=0)
+    hours = [current - dt.timedelta(hours=n) for n in range(HOURS - 1, -1, -1)]
+    start = hours[0]
+    # One row per game and hour (not per move), so what is read stays small.
+    counted = (
+        Event.objects.filter(game__updated_at__gte=start, at__gte=start, type__in=MOVE_EVENTS)
+        .exclude(type="cards_drawn", data__reason=DEALT)
+        .annotate(hour=TruncHour("at"))
+        .values("hour", "game_id")
+        .annotate(n=Count("at", distinct=True))
+        .order_by()
+    )
+    per_hour = dict.fromkeys(hours, 0)
+    for hour, _, count in counted.values_list("hour", "game_id", "n"):
+        if hour in per_hour:  # aware datetimes: equal when the same instant
+            per_hour[hour] += count
+    return list(per_hour.items())
+
+
+@dataclass(frozen=True)
+class Check:
+    """One part of the service on the health panel: its state in a word (`ok`, or
+    `down`, `unknown`, `error`) and what was seen."""
+
+    name: str
+    state: str
+    detail: str
+
+
+def service_health() -> list[Check]:
+    """The checks of ``/healthz`` (database, broker, worker, beat) and the streams
+    open in every server process. A check that cannot be made reads `error`, and
+    the page still shows the others."""
+    try:
+        _, body = health.health()
+    except Exception:
+        logger.exception("overview: the health checks failed")
+        body = {}
+    age = body.get("last_sweep_age_seconds")
+    checks = [
+        Check("database", body.get("database", health.ERROR), "answers SELECT 1"),
+        Check("broker", body.get("broker", health.ERROR), "takes a connection"),
+        Check("worker", body.get("worker", health.ERROR), "a Celery worker answers a ping"),
+        Check(
+            "beat",
+            body.get("beat", health.ERROR),
+            "no sweep of overdue turns yet" if age is None else f"last sweep {age} s ago",
+        ),
+    ]
+    try:
+        # Imported here: the metrics set prometheus-client up for the whole process,
+        # which only the server and the workers need.
+        from unoservice import metrics
+
+        streams = metrics.open_streams()
+        opened = f"{streams.get('game', 0)} game, {streams.get('lobby', 0)} lobby"
+        checks.append(Check("open streams", health.OK, f"{opened}, in every server process"))
+    except Exception:
+        logger.exception("overview: the open streams cannot be read")
+        checks.append(Check("open streams", health.ERROR, "the metrics cannot be read"))
+    return checks
 
 
 def figures(today: dt.date | None = None) -> dict[str, Any]:

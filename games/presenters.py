@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from games.engine import GameState, seat_view
-from games.engine.events import render_data, visible_data
+from games.engine.events import players_data, render_data, visible_data
 from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice.presence import Presence
@@ -146,9 +146,15 @@ def log_is_complete(game: Game) -> bool:
     return game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
-def event_json(event: Event, viewer_seat: int | None, *, complete: bool = False) -> dict[str, Any]:
-    """An event as a reader sees it: while the game runs, others' cards are left out."""
+def event_json(
+    event: Event, viewer_seat: int | None, *, complete: bool = False, staff: bool = False
+) -> dict[str, Any]:
+    """An event as a reader sees it: while the game runs, others' cards are left out;
+    the keys for staff alone (which staff member abandoned a game) are left out for
+    everyone but `staff`."""
     data = event.data if complete else visible_data(event.type, event.seat, event.data, viewer_seat)
+    if not staff:
+        data = players_data(event.type, data)
     return {
         "seq": event.seq,
         "at": event.at.isoformat(),

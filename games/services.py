@@ -13,6 +13,7 @@ import hashlib
 import logging
 import random
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ from games.models import (
     seating_entry,
 )
 from players.models import Player, hash_token
-from unoservice import fastsql
+from unoservice import fastsql, metrics
 from unoservice.errors import (
     Forbidden,
     GameFull,
@@ -295,6 +296,8 @@ def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
         game.status = GameStatus.FINISHED
         game.winner = state.winner
         game.finished_at = now
+        rated = "true" if results.is_rated(game) else "false"
+        metrics.GAMES_ENDED.labels(GameStatus.FINISHED, rated).inc()
 
 
 # -- lobby -----------------------------------------------------------------------------
@@ -876,21 +879,25 @@ def _lock_when_due(
     return game, now
 
 
-def game_abandon(*, game_id: Any, reason: str) -> Outcome:
+def game_abandon(*, game_id: Any, reason: str, by: str | None = None) -> Outcome:
     """End a waiting or running game without a winner, for an operator (`reason`
-    is recorded in the `game_abandoned` event). Locks the game row."""
+    is recorded in the `game_abandoned` event, with `by`, the staff member's
+    username, when given: staff read it, players never do). Locks the game row."""
     with transaction.atomic():
         game = _lock_game(game_id)
         if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
             raise WrongPhaseError(f"the game is {game.status}")
-        return _abandon(game, timezone.now(), reason)
+        return _abandon(game, timezone.now(), reason, by)
 
 
-def _abandon(game: Game, now: dt.datetime, reason: str) -> Outcome:
+def _abandon(game: Game, now: dt.datetime, reason: str, by: str | None = None) -> Outcome:
+    metrics.GAMES_ENDED.labels(GameStatus.ABANDONED, "false").inc()
     game.status = GameStatus.ABANDONED
     game.finished_at = now
     game.turn_deadline = game.bot_due_at = game.paused_until = None
     abandoned = GameAbandonedData(reason=reason)
+    if by is not None:
+        abandoned["by"] = by
     events = _append(game, [engine.Event("game_abandoned", None, abandoned, _round_of(game))], now)
     _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"])
     return Outcome(game, events)
@@ -1175,12 +1182,12 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
             raise WrongPhaseError(f"the game is {game.status}")
         if version != game.version:
             raise StaleVersion(game.version)
-        return _play(game, GameState.from_snapshot(game.state), seat, move)
+        return _play(game, GameState.from_snapshot(game.state), seat, move, actor="player")
 
 
-def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
+def _play(game: Game, state: GameState, seat: int, move: Move, *, actor: str) -> Outcome:
     """Let the engine judge and apply `seat`'s move to the locked game, and save it.
-    The one path of every move, a human's or a bot's."""
+    The one path of every move, a human's or a bot's (`actor`, as the metrics count it)."""
     before = _to_act_key(state)
     try:
         engine_events = engine.apply(state, seat, move)
@@ -1201,6 +1208,7 @@ def _play(game: Game, state: GameState, seat: int, move: Move) -> Outcome:
         fields=["moves"],
     )
     _record_results(game, engine_events)
+    metrics.MOVES.labels(move.action, actor).inc()
     return Outcome(game, events, state)
 
 
@@ -1231,15 +1239,21 @@ def bot_act(*, game_id: Any, version: int) -> Outcome | None:
         if not _bots_may_move(game, version):
             return None
         state = GameState.from_snapshot(game.state)
+        turn_came = game.updated_at  # the change that gave the bot its move
         try:
-            return _play(game, state, seat, move)
+            outcome = _play(game, state, seat, move, actor="bot")
         except ServiceError:
             # A bot asked for something the engine refused: a bug in the bot, but the
             # game must go on. The bot to act falls back on its first legal move.
             log.exception("bot at seat %s of game %s chose %s", seat, game.pk, move)
             if seat != state.to_act:
                 return None
-            return _play(game, state, seat, engine.legal_moves(state, seat)[0])
+            fallback = engine.legal_moves(state, seat)[0]
+            outcome = _play(game, state, seat, fallback, actor="bot")
+        strategy = str(game.seating[seat]["bot"])
+        reaction = (game.updated_at - turn_came).total_seconds()
+        metrics.BOT_REACTION_SECONDS.labels(strategy).observe(max(reaction, 0.0))
+        return outcome
 
 
 def _bots_may_move(game: Game, version: int) -> bool:
@@ -1256,6 +1270,7 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
     def decide(
         strategy: str, view: engine.PlayerView, rng: random.Random, seat: int
     ) -> Move | None:
+        started = time.perf_counter()
         try:
             return bots.choose(strategy, view, rng)
         except Exception:
@@ -1263,6 +1278,8 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
             # make its first legal move instead.
             log.exception("bot %s at seat %s of game %s failed", strategy, seat, game.pk)
             return None
+        finally:
+            metrics.BOT_DECISION_SECONDS.labels(strategy).observe(time.perf_counter() - started)
 
     return bots.next_action(
         state,
@@ -1290,6 +1307,8 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
         seat = state.to_act
         if seat is None or _bot_at(game, seat) is not None:
             return None
+        assert game.turn_deadline is not None  # due: it has passed
+        lateness = (now - game.turn_deadline).total_seconds()
         engine_events = engine.apply_timeout(state)
         items = list(engine_events)
         game.moves += 1
@@ -1305,6 +1324,8 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
             items += results.record(game, state, now, ratings)
         events = _store(game, state, items, now, turn_changed=True, fields=fields)
         _record_results(game, engine_events)
+    metrics.MOVES.labels("timeout", "timer").inc()
+    metrics.TIMEOUT_LATENESS_SECONDS.labels("sweep" if skip_locked else "timer").observe(lateness)
     return Outcome(game, events, state)
 
 

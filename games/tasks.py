@@ -14,6 +14,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, services
+from unoservice import metrics
 from unoservice.idempotency.http import purge_expired
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,10 @@ def sweep_overdue() -> dict[str, int]:
     quick matches whose bots are due (beat runs this every few seconds)."""
     grace = dt.timedelta(seconds=settings.TURN_SWEEP_SECONDS)
     swept = services.sweep_overdue(bot_grace=grace)
+    metrics.SWEEPS.labels("applied" if any(swept) else "idle").inc()
+    for kind, count in swept._asdict().items():
+        if count:
+            metrics.SWEPT.labels(kind).inc(count)
     if any(swept):
         log.info(
             "sweep: %d timeouts applied, %d overdue bot moves, %d pauses ended,"

@@ -15,10 +15,12 @@ when the environment variable ``CI`` is set, so that CI cannot pass by skipping.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import functools
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,15 @@ if TYPE_CHECKING:
     from rest_framework.test import APIClient
 
     from tests.factories import Persona
+
+# --- Metrics ----------------------------------------------------------------------
+
+# Each test process counts in a folder of its own (servers and workers the tests
+# start inherit it), so that a scrape sees this run's counts only. Nothing has been
+# counted yet: every metric family is labelled, and opens its file when it counts.
+METRICS_DIR = tempfile.mkdtemp(prefix="uno-metrics-")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = METRICS_DIR
+atexit.register(shutil.rmtree, METRICS_DIR, True)
 
 # --- Hypothesis -------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ django.setup()
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 from games.live import hub, lobby, sse  # noqa: E402
+from unoservice.observability import ObservedASGI, name_exchange  # noqa: E402
 from unoservice.wsgi_threads import ThreadedWSGI  # noqa: E402
 
 # Threads that run the REST API in each process (UNO_API_THREADS, set by the server
@@ -53,7 +54,15 @@ matchmaking = ThreadedWSGI(django_app, MATCH_THREADS, name="match")
 gc.freeze()
 
 
-async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+# The routes of what is served here rather than by Django, as Django names its own.
+STREAM_ROUTE = "api/v1/games/<str:game_id>/stream"
+# A long poll's time is mostly its wait: a route of its own keeps the events' latency
+# (answered at once) apart from it.
+LONG_POLL_ROUTE = "api/v1/games/<str:game_id>/events?wait"
+LOBBY_STREAM_ROUTE = "api/v1/players/me/stream"
+
+
+async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
         return
@@ -61,19 +70,26 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope["path"]
         found = STREAM_PATH.match(path)
         if found is not None and scope["method"] == "GET":
+            name_exchange(scope, route=STREAM_ROUTE, game_id=found.group(1))
             await sse.stream(scope, receive, send, found.group(1))
             return
         if path == LOBBY_STREAM_PATH and scope["method"] == "GET":
+            name_exchange(scope, route=LOBBY_STREAM_ROUTE)
             await lobby.stream(scope, receive, send)
             return
         found = EVENTS_PATH.match(path)
         if found is not None and sse.wants_to_wait(scope):
+            name_exchange(scope, route=LONG_POLL_ROUTE, game_id=found.group(1))
             await sse.long_poll(scope, receive, send, found.group(1), api)
             return
     if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == MATCHMAKING_PATH:
         await matchmaking(scope, receive, send)
         return
     await api(scope, receive, send)
+
+
+# Every request observed: its line, its metrics, its request id (unoservice.observability).
+application = ObservedASGI(_application)
 
 
 async def _lifespan(receive: Any, send: Any) -> None:

@@ -72,6 +72,16 @@ def env_float(name: str, default: float) -> float:
         raise ImproperlyConfigured(f"{name}={value!r} is not a number") from None
 
 
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    """One of `choices`, in any case."""
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    if value.lower() not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of {', '.join(choices)}")
+    return value.lower()
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; blanks around items and empty items are dropped."""
     value = _raw(name)
@@ -102,9 +112,9 @@ def https_settings(enabled: bool, hsts_seconds: int) -> dict[str, Any]:
     return {
         "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https") if enabled else None,
         "SECURE_SSL_REDIRECT": enabled,
-        # Health probes (Docker's, a load balancer's) ask the service itself over
-        # plain HTTP; a redirect to HTTPS would report a healthy service as down.
-        "SECURE_REDIRECT_EXEMPT": [r"^healthz$"],
+        # Health probes (Docker's, a load balancer's) and Prometheus's scrape ask the
+        # service itself over plain HTTP; a redirect to HTTPS would break both.
+        "SECURE_REDIRECT_EXEMPT": [r"^healthz$", r"^metrics$"],
         "SESSION_COOKIE_SECURE": enabled,
         "CSRF_COOKIE_SECURE": enabled,
         "SECURE_HSTS_SECONDS": hsts_seconds if enabled else 0,

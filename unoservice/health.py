@@ -82,8 +82,16 @@ def check_broker(url: str | None = None) -> None:
 
 def worker_answers() -> bool:
     """Whether a Celery worker answers a ping within ``WORKER_PING_TIMEOUT_SECONDS``
-    (the first answer ends the wait)."""
-    return bool(celery_app.control.ping(timeout=WORKER_PING_TIMEOUT_SECONDS, limit=1))
+    (the first answer ends the wait).
+
+    The ping waits for answers on a connection of its own, closed after: a pooled
+    one would go back to the pool still marked as waiting (Redis's BRPOP), and a
+    process forked later (a pool of processes) would hang at its start closing it."""
+    with celery_app.connection_for_write() as connection:
+        answers = celery_app.control.ping(
+            timeout=WORKER_PING_TIMEOUT_SECONDS, limit=1, connection=connection
+        )
+    return bool(answers)
 
 
 def beat_stale_after() -> float:

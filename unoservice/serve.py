@@ -79,6 +79,13 @@ class Server(BaseApplication):
         return application
 
 
+def _worker_exited(server: Any, worker: Any) -> None:
+    """gunicorn's child_exit hook: the streams a worker held closed with it."""
+    from unoservice import metrics
+
+    metrics.process_exited(worker.pid)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -88,8 +95,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--match-threads", type=int, default=16, help="quick-match threads per worker"
     )
-    parser.add_argument("--access-log", action="store_true", help="log every request")
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        help="also gunicorn's and uvicorn's access lines (the service logs each request itself)",
+    )
     args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "unoservice.settings")
+    from django.conf import settings
+
+    settings.METRICS_DIR  # noqa: B018  (reading a setting loads them: the metrics folder)
+    from unoservice import metrics
+
+    # No worker of this server runs yet: live gauges left by earlier ones are stale.
+    metrics.forget_live_gauges()
     os.environ["UNO_API_THREADS"] = str(args.threads)
     os.environ["UNO_MATCH_THREADS"] = str(args.match_threads)
     options: dict[str, Any] = {
@@ -102,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "backlog": 4096,
         # No control socket: several servers (tests, benchmarks) run side by side.
         "control_socket_disable": True,
+        "child_exit": _worker_exited,
     }
     if args.access_log:
         options["accesslog"] = "-"

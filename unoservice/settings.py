@@ -16,6 +16,7 @@ from unoservice.env import (
     check_secret_key,
     database_config,
     env_bool,
+    env_choice,
     env_float,
     env_int,
     env_list,
@@ -81,6 +82,8 @@ if BENCH_FLOOR:
     INSTALLED_APPS.append("bench")
 
 MIDDLEWARE = [
+    # First: the request id for everything inside, and the request's line and metrics.
+    "unoservice.observability.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves the admin's static files under gunicorn, with no web server in front.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -255,6 +258,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = "celery"  # every task; the metrics report its length
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # The backstop of the turn timers: a lost countdown task delays a timeout by at most
@@ -290,18 +294,57 @@ BOT_THINK_SECONDS = env_float("BOT_THINK_SECONDS", 1.0)
 # can compute every hand of the game, so outside development only staff may.
 CLIENT_SEEDS = env_bool("CLIENT_SEEDS", default=DEBUG)
 
+# --- Metrics ----------------------------------------------------------------------
+
+# GET /metrics answers Prometheus with `Authorization: Bearer <METRICS_TOKEN>`; while
+# METRICS_TOKEN is unset the page does not exist (404).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Where every process writes its counts (prometheus-client's multiprocess mode): one
+# folder shared by the server, the worker and beat (in containers, a shared volume).
+METRICS_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))).resolve()
+METRICS_DIR.mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(METRICS_DIR)
+
 # --- Logging ----------------------------------------------------------------------
+
+# LOG_FORMAT=json writes one JSON object per line (what log collectors read);
+# plain is for people at a terminal. Deployed (DEBUG off) the default is json.
+LOG_FORMAT = env_choice("LOG_FORMAT", ("json", "plain"), "plain" if DEBUG else "json")
+# Whether each HTTP request and each task writes its line (LOG_REQUESTS=false: only
+# warnings and errors, as load benchmarks want).
+LOG_REQUESTS = env_bool("LOG_REQUESTS", default=True)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {
+        # The request id (and the task) of what is being served, on every line.
+        "context": {"()": "unoservice.observability.ContextFilter"},
+    },
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "plain": {"()": "unoservice.observability.PlainFormatter"},
+        "json": {"()": "unoservice.observability.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context"],
+        },
     },
     "root": {"handlers": ["console"], "level": "INFO"},
-    # The login lockout: failures and lockouts (warnings), not every start and login.
-    "loggers": {"axes": {"level": "WARNING"}},
+    "loggers": {
+        # The login lockout: failures and lockouts (warnings), not every start and login.
+        "axes": {"level": "WARNING"},
+        # Django's own line per refused request: the service writes its own.
+        "django.request": {"level": "ERROR"},
+        "unoservice.requests": {"level": "INFO" if LOG_REQUESTS else "WARNING"},
+        "unoservice.tasks": {"level": "INFO" if LOG_REQUESTS else "WARNING"},
+        # Celery's own lines per task (received, succeeded): the service writes one.
+        "celery.app.trace": {"level": "WARNING"},
+        "celery.worker.strategy": {"level": "WARNING"},
+    },
 }
+# The worker and beat log through the configuration above (JSON in production), not
+# Celery's own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False

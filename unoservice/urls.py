@@ -1,4 +1,4 @@
-"""Top-level URLs: the admin, the health check and the v1 API with its schema (and,
+"""Top-level URLs: the admin, the health check, the metrics and the v1 API with its schema (and,
 only with the BENCH_FLOOR setting on, the load benchmark's floor view)."""
 
 from django.conf import settings
@@ -8,10 +8,12 @@ from drf_spectacular.views import SpectacularAPIView
 
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import HealthView
+from unoservice.metrics_view import metrics_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
+    path("metrics", metrics_page, name="metrics"),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -20,6 +20,8 @@ from typing import Any, cast
 from a2wsgi.asgi_typing import HTTPScope
 from a2wsgi.wsgi import Body, build_environ
 
+from unoservice.observability import EXCHANGE_KEY
+
 # Bodies above this are refused before Django sees them: Django refuses anything
 # over its own DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) anyway, and a body is held in
 # memory whole.
@@ -82,8 +84,12 @@ def _environ(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
     """a2wsgi's environ for a request whose body is already read. (a2wsgi types the
     scope and environ as TypedDicts and the input as its own streaming `Body`; any
     file-like object serves Django, which takes the environ as a plain dict.)"""
-    built = build_environ(cast("HTTPScope", scope), cast("Body", io.BytesIO(body)))
-    return cast("dict[str, Any]", built)
+    built = cast(
+        "dict[str, Any]", build_environ(cast("HTTPScope", scope), cast("Body", io.BytesIO(body)))
+    )
+    # The request as the server observes it, for Django's middleware to name.
+    built[EXCHANGE_KEY] = scope.get(EXCHANGE_KEY)
+    return built
 
 
 async def _read_body(receive: Any) -> bytes | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import card_json
-from .vocabulary import CARD_KEYS, SECRETS, EventType
+from .vocabulary import CARD_KEYS, SECRETS, STAFF_ONLY, EventType
 
 EventData = Mapping[str, Any]
 
@@ -72,6 +72,15 @@ def visible_data(
     return data if shown is None else shown
 
 
+def players_data(event_type: str, data: EventData) -> EventData:
+    """`data` without its keys for staff alone (`EventSpec.staff_only`): what any
+    player reads, however complete their log. The same `data` when it has none."""
+    hidden = STAFF_ONLY.get(event_type)
+    if hidden is None or hidden.isdisjoint(data):
+        return data
+    return {key: value for key, value in data.items() if key not in hidden}
+
+
 def render_data(data: EventData) -> dict[str, Any]:
     """Replace card ids by card objects (and seat-indexed hands by a seat-keyed map)."""
     out: dict[str, Any] = {}
@@ -88,8 +97,10 @@ def render_data(data: EventData) -> dict[str, Any]:
 
 
 def render(event: Event, viewer: int | None = None, *, complete: bool = False) -> dict[str, Any]:
-    """The API shape of an event (without `seq` and `at`, which storage adds)."""
+    """The API shape of an event (without `seq` and `at`, which storage adds), as a
+    player reads it: never with its keys for staff alone."""
     data = event.data if complete else visible_data(event.type, event.seat, event.data, viewer)
+    data = players_data(event.type, data)
     return {
         "round": event.round,
         "type": event.type,

@@ -279,6 +279,9 @@ class GameAbandonedData(TypedDict):
     while nobody could resume a seat, or nobody resumed a paused game in time."""
 
     reason: Annotated[str, Doc("why, in words")]
+    by: NotRequired[
+        Annotated[str, Doc("the username of the staff member who ended it, when one did")]
+    ]
 
 
 class RatingData(TypedDict):
@@ -358,6 +361,9 @@ class EventSpec:
     # Changes who sits at the table, whether the game runs, or what follows it, and
     # never the table itself: the replay skips it.
     seat_event: bool = False
+    # Keys of `data` for staff alone, even once the game is over: who among the staff
+    # did something is the operators' business, not the players'.
+    staff_only: tuple[str, ...] = ()
 
 
 _TABLE_WIDE = "null: the event is about the whole table"
@@ -392,7 +398,9 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
     "game_ended": EventSpec(GameEndedData, "the winner"),
     "game_paused": EventSpec(GamePausedData, _TABLE_WIDE, seat_event=True),
     "game_resumed": EventSpec(GameResumedData, _TABLE_WIDE, seat_event=True),
-    "game_abandoned": EventSpec(GameAbandonedData, _TABLE_WIDE, seat_event=True),
+    "game_abandoned": EventSpec(
+        GameAbandonedData, _TABLE_WIDE, seat_event=True, staff_only=("by",)
+    ),
     "game_rated": EventSpec(GameRatedData, _TABLE_WIDE, seat_event=True),
     "rematch_offered": EventSpec(
         RematchOfferedData, "the seat of the player who asked", seat_event=True
@@ -402,6 +410,9 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
 SEAT_EVENTS: Final = frozenset(t for t, spec in VOCABULARY.items() if spec.seat_event)
 SECRETS: Final[dict[str, tuple[Secret, ...]]] = {
     t: spec.secrets for t, spec in VOCABULARY.items() if spec.secrets
+}
+STAFF_ONLY: Final[dict[str, frozenset[str]]] = {
+    t: frozenset(spec.staff_only) for t, spec in VOCABULARY.items() if spec.staff_only
 }
 
 

@@ -46,12 +46,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connection, connections
+from django.utils import timezone
 
 from games import selectors
 from games.engine import GameState
 from games.live.notify import CHANNEL, parse_payload, parse_player_payload
 from games.models import Event, Game
-from unoservice import presence
+from unoservice import metrics, presence
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,8 @@ class Channel:
     loading: asyncio.Task[None] | None = None
     # Rendered frames, per viewer seat, for the current snapshot (see games.live.sse).
     rendered: dict[Any, Any] = field(default_factory=dict)
+    # The last seq whose delivery was timed, per stream kind (`timed_delivery`).
+    timed: dict[str, int] = field(default_factory=dict)
 
     def wake(self) -> None:
         """Resolve the current change future and start a new one."""
@@ -159,6 +162,29 @@ class Attendance:
         self.spectating = spectating
         self.channel.spectators += 1 if spectating else -1
         self.hub.publish_spectators(self.channel)
+
+
+@contextlib.contextmanager
+def stream_open(kind: str) -> Iterator[None]:
+    """Count a stream of `kind` (game, lobby) as open while the block runs."""
+    gauge = metrics.STREAMS_OPEN.labels(kind)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+def timed_delivery(channel: Channel, snapshot: Snapshot, kind: str) -> None:
+    """Time a change's way to the streams of `kind`: from its last event to the first
+    stream of this process that has its frames (once per change and kind)."""
+    if snapshot.seq <= channel.timed.get(kind, 0) or not snapshot.events:
+        return
+    channel.timed[kind] = snapshot.seq
+    last = snapshot.events[-1]
+    if last.seq == snapshot.seq:
+        seconds = (timezone.now() - last.at).total_seconds()
+        metrics.DELIVERY_SECONDS.labels(kind).observe(max(seconds, 0.0))
 
 
 def _future() -> asyncio.Future[None]:

@@ -31,7 +31,7 @@ from django.utils import timezone
 from games import selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub
+from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, stream_open, timed_delivery
 from games.live.sse import (
     RETRY_MILLISECONDS,
     STREAM_HEADERS,
@@ -49,6 +49,7 @@ from games.live.sse import (
 from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice.errors import NotFound
+from unoservice.observability import name_exchange
 
 # A turn, as the lobby tells one from the next: (round, seat to act). It stays the
 # same while the same seat keeps acting (a colour to choose, a drawn card to play).
@@ -156,12 +157,14 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
         return
     player = checked
     player_id = str(player.pk)
+    name_exchange(scope, player_id=player_id)
     disconnected = asyncio.ensure_future(_until_disconnected(receive))
     try:
         with (
             live.watch_player(player_id) as mine,
             live.present(player_id),
             contextlib.ExitStack() as holding,
+            stream_open("lobby"),
         ):
             await Lobby(live, player, mine, holding, send, disconnected).serve()
     finally:
@@ -258,6 +261,7 @@ class Lobby:
                 )
             frames.append(derive(before, snapshot, events, self.player))
             self.followed[game_id] = (channel, seen(snapshot, self.player))
+            timed_delivery(channel, snapshot, "lobby")
         return b"".join(frames)
 
 

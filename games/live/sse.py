@@ -20,11 +20,13 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Attendance, Channel, Snapshot, hub
+from games.live.hub import Attendance, Channel, Snapshot, hub, stream_open, timed_delivery
 from games.models import Event, Game, GameStatus, Visibility
 from games.serializers import MAX_WAIT_SECONDS
+from unoservice import metrics
 from unoservice.errors import NotFound
 from unoservice.fields import is_query_integer
+from unoservice.observability import name_exchange
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
 
 Scope = dict[str, Any]
@@ -166,7 +168,8 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                     await _send_json(send, hidden.status, hidden.body, hidden.headers)
                     return
             player_id = None if watcher.player is None else str(watcher.player.pk)
-            with live.attend(channel, player_id) as attendance:
+            name_exchange(scope, player_id=player_id)
+            with live.attend(channel, player_id) as attendance, stream_open("game"):
                 attendance.spectate(watcher.seat(snapshot.game) is None)
                 await _serve(send, channel, snapshot, watcher, resume, attendance, disconnected)
     finally:
@@ -199,6 +202,7 @@ async def _serve(
             attendance.spectate(watcher.seat(current.game) is None)
             delivered, frames = await _catch_up(channel, current, watcher, delivered)
             await _write(send, frames)
+            timed_delivery(channel, current, "game")
             continue
         if _over(current):
             break
@@ -301,6 +305,8 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
             return
         channel.heard = max(channel.heard, page["last_seq"])
         disconnected = asyncio.ensure_future(_until_disconnected(receive))
+        waiting = metrics.LONG_POLLS_WAITING.labels("events")
+        waiting.inc()
         try:
             deadline = asyncio.get_running_loop().time() + int(query["wait"])
             while channel.heard <= after:
@@ -315,6 +321,7 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
                 if disconnected.done():
                     return
         finally:
+            waiting.dec()
             disconnected.cancel()
         if channel.heard > after:
             woken = {

@@ -5,7 +5,7 @@ hold cards, which types only change the seats."""
 from __future__ import annotations
 
 from games.engine import Event, card_json, render
-from games.engine.events import visible_data
+from games.engine.events import players_data, visible_data
 from games.engine.replay import SEAT_EVENTS
 from games.engine.vocabulary import CARD_KEYS, EVENT_TYPES, VOCABULARY, data_keys
 
@@ -25,6 +25,17 @@ def test_every_secret_is_a_declared_key_read_by_the_event_seat_a_seat_in_the_dat
         for secret in spec.secrets:
             assert secret.key in keys
             assert secret.reader in (None, "seat", *keys)
+
+
+def test_every_key_for_staff_alone_is_a_declared_key_a_player_never_gets():
+    for event_type, spec in VOCABULARY.items():
+        keys = {key.name: key for key in data_keys(event_type)}
+        for name in spec.staff_only:
+            assert name in keys
+            assert not keys[name].required, "old events and players' logs lack it"
+    abandoned = Event("game_abandoned", None, {"reason": "spam", "by": "operator"}, 1)
+    assert render(abandoned, None, complete=True)["data"] == {"reason": "spam"}
+    assert players_data("game_abandoned", {"reason": "spam"}) == {"reason": "spam"}
 
 
 def test_the_replay_skips_the_types_declared_as_seat_events():

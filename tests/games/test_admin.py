@@ -10,19 +10,9 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from games.models import Event, Game, GameStatus
-from tests.factories import play_out, seat_table, start_game
+from tests.factories import seat_table
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def finished(host) -> Game:
-    return play_out(start_game(host, "greedy", "random", seed=31), {0: host})
-
-
-@pytest.fixture
-def running(guest) -> Game:
-    return start_game(guest, "expert", seed=32)
 
 
 def changelist(admin_client, **params: str) -> str:
@@ -35,11 +25,11 @@ def test_the_game_list_shows_status_players_round_and_version(admin_client, fini
     page = changelist(admin_client)
     assert str(finished.pk)[:8] in page
     assert str(running.pk)[:8] in page
-    assert "Host, greedy bot, random bot" in page
-    assert "Guest, expert bot" in page
+    assert "Host, bot (greedy), bot (random)" in page
+    assert "Guest, bot (expert)" in page
     assert "column-version" in page
     assert "column-round" in page
-    assert "column-updated_at" in page
+    assert "column-idle_for" in page
 
 
 def test_games_are_found_by_a_players_name_or_by_id(admin_client, finished, running):
@@ -118,12 +108,8 @@ def test_the_overview_counts_games_and_compares_bots_with_humans(admin_client, f
 
 
 def test_abandoning_from_the_admin_goes_through_the_service(admin_client, running):
-    answer = admin_client.post(
-        reverse("admin:games_game_changelist"),
-        {"action": "abandon_games", "_selected_action": [str(running.pk)]},
-        follow=True,
-    )
-    assert "1 game(s) abandoned." in answer.content.decode()
+    answer = abandon(admin_client, running)
+    assert "1 game abandoned." in answer.content.decode()
     game = Game.objects.get(pk=running.pk)
     assert game.status == GameStatus.ABANDONED
     assert game.version == running.version + 1
@@ -161,10 +147,16 @@ def staff_client(client, django_user_model, username: str, *codenames: str):
     return client
 
 
-def abandon(client, *games: Game):
+def abandon(client, *games: Game, reason: str = "a test table"):
+    """The abandon action, confirmed on its page with `reason`."""
     return client.post(
         reverse("admin:games_game_changelist"),
-        {"action": "abandon_games", "_selected_action": [str(g.pk) for g in games]},
+        {
+            "action": "abandon_games",
+            "_selected_action": [str(g.pk) for g in games],
+            "reason": reason,
+            "apply": "Abandon",
+        },
         follow=True,
     )
 
@@ -190,7 +182,7 @@ def test_a_staff_member_who_may_change_games_can_abandon_them(client, django_use
     changer = staff_client(client, django_user_model, "changer", "view_game", "change_game")
     assert 'value="abandon_games"' in changelist(changer)
     answer = abandon(changer, running)
-    assert "1 game(s) abandoned." in answer.content.decode()
+    assert "1 game abandoned." in answer.content.decode()
     assert Game.objects.get(pk=running.pk).status == GameStatus.ABANDONED
 
 

@@ -125,7 +125,7 @@ def service_games(host: Persona, guest: Persona, outsider: Persona) -> list[Game
             time_out(game)
     assert game.paused_until is not None, "the host's seat never went to a bot"
     services.seat_resume(game_id=game.pk, player=host.player)
-    services.game_abandon(game_id=game.pk, reason="closed by an operator")
+    services.game_abandon(game_id=game.pk, reason="closed by an operator", by="operator")
     services.game_rematch(game_id=game.pk, player=host.player)
     return [lobby, game, rated_game(host, guest)]
 
@@ -204,3 +204,4 @@ def test_every_stored_event_as_any_reader_gets_it_matches_the_schema_of_events(
             for viewer in (None, 0, 1):
                 check(presenters.event_json(event, viewer))
                 check(presenters.event_json(event, viewer, complete=True))
+                check(presenters.event_json(event, viewer, complete=True, staff=True))

@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from games.engine.cards import CARDS
-from tests.factories import Persona, seat_table, start_game
+from tests.factories import Persona, seat_table, seed_where, start_game
 from tests.unoservice.test_presence import CountingCache
 from unoservice import presence
 
@@ -64,7 +64,8 @@ def test_a_seat_a_bot_took_over_is_online_whoever_held_it(host: Persona, guest: 
 
 
 def test_the_move_answer_and_the_seat_actions_carry_presence(host: Persona, guest: Persona) -> None:
-    game = seat_table(host, guest)
+    # A deal whose first turn is a plain one (no colour to choose, no penalty pending).
+    game = seat_table(host, guest, seed=seed_where(2, lambda s: s.pending is None))
     view = host.post(f"/games/{game.pk}/start").json()
     assert online(view) == [True, False]  # the guest joined through the services: unseen
     assert view["spectators"] == 0

@@ -1,19 +1,45 @@
 """docker-compose.yml stays in step with the settings: the services, their commands,
 one shared environment of variables the settings read, and URLs that point at the
-services the file defines. (No Docker engine is needed: the file is parsed.)"""
+services the file defines. Its `monitoring` profile stays in step with the metrics:
+Prometheus scrapes the API's /metrics with the token, and every expression of the
+Grafana dashboard reads a family unoservice/metrics.py exports. (No Docker engine is
+needed: the files are parsed.)"""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from prometheus_client.metrics import MetricWrapperBase
 
 from tests.support import ROOT, settings_with
+from unoservice import metrics
 
 APP_SERVICES = ("api", "worker", "beat")
+MONITORING_SERVICES = ("prometheus", "grafana")
+
+# The families /metrics reads when scraped rather than counts, and the module that
+# reads each (games.metrics.GamesCollector, unoservice.metrics.QueueCollector); a
+# sample's name is the family's.
+SCRAPE_TIME_FAMILIES = {
+    "uno_games": "games/metrics.py",
+    "uno_celery_queue_length": "unoservice/metrics.py",
+}
+# The sample names prometheus-client exposes for a family of each type.
+SAMPLE_SUFFIXES = {
+    "counter": ("_total",),
+    "gauge": ("",),
+    "histogram": ("_bucket", "_sum", "_count"),
+}
+# Series Prometheus itself writes for every target it scrapes.
+PROMETHEUS_SERIES = {"up"}
+# PromQL words that look like metric names but are not.
+PROMQL_KEYWORDS = {"and", "or", "unless", "bool", "offset", "group_left", "group_right"}
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +66,103 @@ def variables_the_settings_read() -> set[str]:
     return set(re.findall(r'(?:environ\.get|env_[a-z]+)\(\s*"([A-Z_]+)"', source))
 
 
-def test_the_file_defines_the_database_the_broker_the_api_the_worker_and_beat(compose):
-    assert set(compose["services"]) == {"postgres", "redis", *APP_SERVICES}
+def bind_mounts(compose: dict[str, Any], service: str) -> dict[str, str]:
+    """The service's files from this checkout: path in the container -> path here."""
+    mounts = {}
+    for volume in compose["services"][service]["volumes"]:
+        source, target, *_ = volume.split(":")
+        if source.startswith("./"):
+            mounts[target] = source
+    return mounts
+
+
+def container_port(compose: dict[str, Any], service: str) -> int:
+    (published,) = compose["services"][service]["ports"]
+    return int(published.rsplit(":", 1)[1])
+
+
+def exported_sample_names() -> set[str]:
+    """Every sample name GET /metrics can answer with, from unoservice.metrics itself:
+    each family it counts, with the suffixes its type adds, and those it reads."""
+    counted = [m for m in vars(metrics).values() if isinstance(m, MetricWrapperBase)]
+    for family, module in SCRAPE_TIME_FAMILIES.items():
+        assert f'"{family}"' in (ROOT / module).read_text(), f"{module} no longer reads {family}"
+    return {m._name + suffix for m in counted for suffix in SAMPLE_SUFFIXES[m._type]} | set(
+        SCRAPE_TIME_FAMILIES
+    )
+
+
+def exported_families() -> set[str]:
+    counted = {m._name for m in vars(metrics).values() if isinstance(m, MetricWrapperBase)}
+    return counted | set(SCRAPE_TIME_FAMILIES)
+
+
+def metric_names(expression: str) -> set[str]:
+    """The metric names a PromQL expression reads: what is left once strings, label
+    matchers, ranges and groupings are gone, less functions, keywords and numbers."""
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expression)
+    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]", " ", bare)
+    bare = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", bare)
+    names = re.findall(r"(?<![\w.])([a-zA-Z_:][\w:]*)\b(?!\s*\()", bare)
+    return set(names) - PROMQL_KEYWORDS
+
+
+def balanced(expression: str) -> bool:
+    closing = {")": "(", "]": "[", "}": "{"}
+    opened: list[str] = []
+    for char in re.sub(r'"(?:[^"\\]|\\.)*"', '""', expression):
+        if char in "([{":
+            opened.append(char)
+        elif char in closing and (not opened or opened.pop() != closing[char]):
+            return False
+    return not opened
+
+
+def panels(dashboard: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every panel, those in collapsed rows included."""
+    found = []
+    for panel in dashboard["panels"]:
+        found.append(panel)
+        found.extend(panel.get("panels", []))
+    return found
+
+
+def expressions(dashboard: dict[str, Any]) -> list[str]:
+    return [t["expr"] for p in panels(dashboard) for t in p.get("targets", [])]
+
+
+@pytest.fixture(scope="module")
+def prometheus_config() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+
+
+@pytest.fixture(scope="module")
+def dashboard() -> dict[str, Any]:
+    return json.loads((ROOT / "deploy" / "grafana" / "uno.json").read_text())
+
+
+def provisioning(kind: str) -> dict[str, Any]:
+    (path,) = (ROOT / "deploy" / "grafana" / "provisioning" / kind).glob("*.yml")
+    return yaml.safe_load(path.read_text())
+
+
+def test_the_file_defines_the_database_the_broker_the_app_and_its_monitoring(compose):
+    assert set(compose["services"]) == {
+        "postgres",
+        "redis",
+        *APP_SERVICES,
+        *MONITORING_SERVICES,
+    }
+
+
+def test_prometheus_and_grafana_start_only_with_the_monitoring_profile(compose):
+    services = compose["services"]
+    profiled = {name for name, service in services.items() if "profiles" in service}
+    assert profiled == set(MONITORING_SERVICES)
+    for name in MONITORING_SERVICES:
+        assert services[name]["profiles"] == ["monitoring"]
+        tag = services[name]["image"].rsplit(":", 1)[1]
+        assert tag[-1].isdigit(), f"{name}: pin a version, not {tag}"
 
 
 def test_the_api_migrates_then_serves_with_the_services_own_server_command(compose):
@@ -49,6 +170,7 @@ def test_the_api_migrates_then_serves_with_the_services_own_server_command(compo
     assert text.index("manage.py migrate --noinput") < text.index("python -m unoservice.serve")
     assert "--host 0.0.0.0 --port 8000" in text
     assert "8000:8000" in compose["services"]["api"]["ports"]
+    assert "--access-log" not in text  # the service writes its own line per request
 
 
 def test_the_worker_and_beat_run_this_projects_celery_app(compose):
@@ -68,6 +190,50 @@ def test_every_variable_is_one_the_settings_read(compose):
     assert {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"} <= set(env)
     assert env["DEBUG"] == "false"
     assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")  # never a key in the file
+
+
+def test_logs_are_json_lines_unless_the_shell_asks_for_plain_ones(compose):
+    assert "LOG_FORMAT" in variables_the_settings_read()
+    assert environment(compose, "api")["LOG_FORMAT"] == "${LOG_FORMAT:-json}"
+
+
+def test_the_metrics_token_reaches_the_api_and_is_not_needed_without_monitoring(compose):
+    """Unset, /metrics is 404 and the rest runs; Prometheus gets it as a secret file,
+    which compose refuses to make while METRICS_TOKEN is unset."""
+    assert "METRICS_TOKEN" in variables_the_settings_read()
+    assert environment(compose, "api")["METRICS_TOKEN"] == "${METRICS_TOKEN:-}"
+    assert compose["secrets"]["metrics_token"] == {"environment": "METRICS_TOKEN"}
+    (secret,) = compose["services"]["prometheus"]["secrets"]
+    assert secret["source"] == "metrics_token"
+    assert secret["mode"] == 0o444  # Prometheus runs as nobody, not as the file's root
+    for name in ("postgres", "redis", *APP_SERVICES, "grafana"):
+        assert "secrets" not in compose["services"][name], name
+
+
+def test_the_api_worker_and_beat_count_into_one_shared_metrics_volume(compose):
+    folder = environment(compose, "api")["PROMETHEUS_MULTIPROC_DIR"]
+    assert "PROMETHEUS_MULTIPROC_DIR" in variables_the_settings_read()
+    assert "metrics" in compose["volumes"]  # named: it outlives the containers
+    for name in APP_SERVICES:
+        assert f"metrics:{folder}" in compose["services"][name]["volumes"], name
+
+
+def test_the_api_keeps_its_host_name_so_it_clears_the_live_gauges_it_left(compose):
+    """Metric files are named by host and pid; a server that starts forgets the live
+    gauges of its own host only (unoservice.metrics.forget_live_gauges)."""
+    assert compose["services"]["api"]["hostname"] == "api"
+    assert "hostname" not in compose["services"]["worker"]  # one name per container
+
+
+def test_the_image_makes_the_metrics_folder_for_its_user_before_dropping_root(compose):
+    """A new named volume takes the owner of the folder it is mounted on in the image:
+    without the folder, root's, and the API could not write its counts."""
+    folder = environment(compose, "api")["PROMETHEUS_MULTIPROC_DIR"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "WORKDIR /app" in dockerfile
+    assert folder.startswith("/app/var/")
+    made = dockerfile.index(f"mkdir -p {folder}")
+    assert made < dockerfile.index("chown -R uno /app/var") < dockerfile.index("USER uno")
 
 
 def test_https_is_a_setting_the_service_reads_and_is_off_unless_the_shell_sets_it(compose):
@@ -102,28 +268,42 @@ def test_everything_has_a_health_check_or_waits_for_one(compose):
         assert services[name]["depends_on"] == {"api": {"condition": "service_healthy"}}
 
 
-def test_the_settings_accept_the_files_environment(compose):
-    """The settings loaded with exactly the file's environment (and a real key)."""
+def test_the_settings_accept_the_files_environment(compose, tmp_path):
+    """The settings loaded with exactly the file's environment (and a real key; the
+    image's metrics folder is not on this machine)."""
     env = {
         **as_compose_runs_it(environment(compose, "api")),
         "SECRET_KEY": "k" * 50,
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
         "PATH": "/usr/bin:/bin",
     }
     probe = (
         "[s.DATABASES['default']['ENGINE'], s.DATABASES['default']['HOST'], "
         "s.DATABASES['default']['NAME'], "
         "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS, "
-        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE]"
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.METRICS_TOKEN, s.LOG_FORMAT]"
     )
-    engine, host, name, broker, debug, cache, hosts, redirect, secure_cookie = settings_with(
-        env, probe
-    )
+    (
+        engine,
+        host,
+        name,
+        broker,
+        debug,
+        cache,
+        hosts,
+        redirect,
+        secure_cookie,
+        token,
+        log_format,
+    ) = settings_with(env, probe)
     assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
     assert broker == "redis://redis:6379/0"
     assert debug is False
     assert cache == "django.core.cache.backends.redis.RedisCache"
     assert "api" in hosts
     assert (redirect, secure_cookie) == (False, False)
+    assert token == ""  # /metrics is 404 until METRICS_TOKEN is set
+    assert log_format == "json"
 
 
 def test_the_image_installs_only_the_runtime_and_collects_static_files():
@@ -133,3 +313,101 @@ def test_the_image_installs_only_the_runtime_and_collects_static_files():
     runtime = (ROOT / "requirements-runtime.txt").read_text()
     assert "pytest" not in runtime
     assert "-r requirements-runtime.txt" in (ROOT / "requirements.txt").read_text()
+
+
+# -- the monitoring profile --------------------------------------------------------
+
+
+def test_prometheus_scrapes_the_apis_metrics_every_15_seconds_with_the_token(
+    compose, prometheus_config
+):
+    assert bind_mounts(compose, "prometheus") == {
+        "/etc/prometheus/prometheus.yml": "./deploy/prometheus/prometheus.yml"
+    }
+    assert prometheus_config["global"]["scrape_interval"] == "15s"
+    (job,) = prometheus_config["scrape_configs"]
+    assert job["job_name"] == "uno"
+    assert job.get("scheme", "http") == "http"
+    assert job["metrics_path"] == "/metrics"
+    (targets,) = job["static_configs"]
+    assert targets["targets"] == [f"api:{container_port(compose, 'api')}"]
+    # The token, from the file compose writes for the secret, as a bearer token.
+    (secret,) = compose["services"]["prometheus"]["secrets"]
+    assert job["authorization"] == {
+        "type": "Bearer",
+        "credentials_file": f"/run/secrets/{secret.get('target', secret['source'])}",
+    }
+
+
+def test_the_api_answers_the_host_name_prometheus_asks_for(compose, prometheus_config):
+    (job,) = prometheus_config["scrape_configs"]
+    (target,) = job["static_configs"][0]["targets"]
+    host = target.rsplit(":", 1)[0]
+    assert host in environment(compose, "api")["ALLOWED_HOSTS"].split(",")
+
+
+def test_grafana_reads_the_prometheus_the_file_defines(compose):
+    (source,) = provisioning("datasources")["datasources"]
+    assert source["type"] == "prometheus"
+    assert source["url"] == f"http://prometheus:{container_port(compose, 'prometheus')}"
+    assert source["uid"] == "prometheus"
+
+
+def test_grafanas_provisioning_and_dashboard_are_mounted_from_this_checkout(compose):
+    mounts = bind_mounts(compose, "grafana")
+    for kind in ("datasources", "dashboards"):
+        assert (
+            mounts[f"/etc/grafana/provisioning/{kind}"] == f"./deploy/grafana/provisioning/{kind}"
+        )
+    for source in mounts.values():
+        assert (ROOT / source).exists(), source
+    # The dashboard provider reads the folder the dashboard file is mounted in.
+    (provider,) = provisioning("dashboards")["providers"]
+    dashboard_file = next(t for t, s in mounts.items() if s == "./deploy/grafana/uno.json")
+    assert provider["type"] == "file"
+    assert PurePosixPath(dashboard_file).parent == PurePosixPath(provider["options"]["path"])
+
+
+def test_grafanas_admin_password_has_only_a_development_default(compose):
+    env = compose["services"]["grafana"]["environment"]
+    assert env["GF_SECURITY_ADMIN_PASSWORD"].startswith("${GRAFANA_ADMIN_PASSWORD:-")
+    assert env["GF_AUTH_ANONYMOUS_ENABLED"] == "${GRAFANA_ANONYMOUS:-false}"
+    assert env["GF_AUTH_ANONYMOUS_ORG_ROLE"] == "Viewer"
+
+
+def test_the_dashboard_has_a_uid_and_reads_the_provisioned_datasource(dashboard):
+    assert dashboard["uid"] == "uno-service"
+    assert dashboard["schemaVersion"] >= 39
+    (variable,) = [v for v in dashboard["templating"]["list"] if v["type"] == "datasource"]
+    assert variable["query"] == "prometheus"
+    (source,) = provisioning("datasources")["datasources"]
+    assert variable["current"]["value"] == source["uid"]
+    for panel in panels(dashboard):
+        if panel["type"] != "row":
+            assert panel["datasource"]["uid"] == f"${{{variable['name']}}}", panel["title"]
+            assert panel["targets"], panel["title"]
+
+
+def test_every_expression_on_the_dashboard_reads_metrics_the_service_exports(dashboard):
+    exported = exported_sample_names() | PROMETHEUS_SERIES
+    for expression in expressions(dashboard):
+        assert balanced(expression), expression
+        read = metric_names(expression)
+        assert read, expression
+        assert read <= exported, f"{sorted(read - exported)} in {expression}"
+
+
+def test_every_family_the_service_exports_is_on_the_dashboard(dashboard):
+    shown = set().union(*map(metric_names, expressions(dashboard)))
+    for family in exported_families():
+        assert any(re.fullmatch(rf"{family}(_total|_bucket|_sum|_count)?", n) for n in shown), (
+            f"{family} has no panel"
+        )
+
+
+def test_the_metric_name_reader_skips_functions_labels_ranges_and_numbers():
+    expression = (
+        'histogram_quantile(0.95, sum by (le, route) (rate(a_bucket{status=~"5.."}[5m])))'
+        " / on (route) group_left sum without (code) (b_total offset 1h) > bool 1e3"
+    )
+    assert metric_names(expression) == {"a_bucket", "b_total"}

@@ -1,8 +1,10 @@
 """GET /healthz: the database and the broker, a worker's ping and beat's last sweep."""
 
 import datetime as dt
+import os
 import socket
 import time
+from typing import Any
 
 import pytest
 import time_machine
@@ -13,8 +15,9 @@ from kombu.exceptions import OperationalError
 
 from games import tasks
 from games.models import Heartbeat
+from tests.conftest import configured_redis_url
 from tests.factories import assert_error
-from tests.support import free_port
+from tests.support import free_port, run_python
 from unoservice import health
 from unoservice.throttling import AnonymousRateThrottle
 
@@ -27,9 +30,9 @@ class FakePing:
 
     def __init__(self) -> None:
         self.answer: list[dict[str, dict[str, str]]] | Exception = PONG
-        self.calls: list[dict[str, float]] = []
+        self.calls: list[dict[str, Any]] = []
 
-    def __call__(self, **kwargs: float) -> list[dict[str, dict[str, str]]]:
+    def __call__(self, **kwargs: Any) -> list[dict[str, dict[str, str]]]:
         self.calls.append(kwargs)
         if isinstance(self.answer, Exception):
             raise self.answer
@@ -94,7 +97,9 @@ def test_a_ping_that_fails_counts_as_a_worker_down(client, pings):
 @pytest.mark.django_db
 def test_the_ping_waits_a_second_at_most_and_stops_at_the_first_answer(client, pings):
     client.get("/healthz")
-    assert pings.calls == [{"timeout": 1.0, "limit": 1}]
+    [call] = pings.calls
+    assert (call["timeout"], call["limit"]) == (1.0, 1)
+    assert call["connection"] is not None  # its own, not one of the pool (see below)
 
 
 @pytest.mark.django_db
@@ -272,3 +277,23 @@ def test_a_real_worker_and_beat_make_healthz_ok_and_a_killed_worker_leaves_it_de
     procs.kill_worker()
     procs.wait_until(lambda: answer()["worker"] == "down", "the killed worker to be down", 30)
     assert answer()["status"] == "degraded"
+
+
+FORK_AFTER_PING = """
+import django; django.setup()
+from concurrent.futures import ProcessPoolExecutor
+from unoservice import health
+health.worker_answers()
+with ProcessPoolExecutor(2) as pool:
+    print(sum(pool.map(abs, [-1, -2, -3])))
+"""
+
+
+@pytest.mark.redis
+def test_a_process_forked_after_the_worker_ping_starts_and_ends() -> None:
+    """A ping over Redis left on a pooled connection made every process forked later
+    (a ladder's pool of bot players, say) hang at its start, closing that connection."""
+    env = {**os.environ, "CELERY_BROKER_URL": str(configured_redis_url())}
+    done = run_python("-c", FORK_AFTER_PING, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "6"

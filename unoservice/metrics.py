@@ -1,0 +1,254 @@
+"""The service's Prometheus metrics, counted in every process and read at ``/metrics``.
+
+prometheus-client's multiprocess mode: each process (every server worker, every
+Celery worker process) writes its counts to memory-mapped files in ``METRICS_DIR``
+(the environment variable ``PROMETHEUS_MULTIPROC_DIR``), and a scrape adds them up.
+Processes sharing the folder may live on different hosts (containers sharing a
+volume), so a process is named by its host and its pid, not its pid alone.
+
+Every family has labels: a labelled family opens no file until it first counts,
+so a process that never counts (a management command) leaves no file behind, and a
+test run may point the folder elsewhere before anything is counted.
+
+Two families are read when scraped rather than counted: the broker's queue
+(`uno_celery_queue_length`, here) and games by status (`uno_games`, from the
+database: `games.metrics`, handed to `scrape` by the page, since the service package
+imports nothing of the apps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    values,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+log = logging.getLogger(__name__)
+
+# A file name holds the identifier after its last "_": the host may not contain one.
+HOST = socket.gethostname().replace("_", "-")
+
+
+def process_identifier() -> str:
+    return f"{HOST}-{os.getpid()}"
+
+
+# Set before any family is made: each value is created by this class.
+values.ValueClass = values.MultiProcessValue(process_identifier)  # type: ignore[no-untyped-call]
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+# Seconds: from a millisecond (a cached read) to the 30 s a request may take.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+# Bots decide in microseconds (random) to a second or more (expert rollouts).
+DECISION_BUCKETS = (0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+# Reaction and lateness: around BOT_THINK_SECONDS and TURN_SWEEP_SECONDS.
+DELAY_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60)
+
+# -- HTTP ---------------------------------------------------------------------------
+
+REQUESTS = Counter(
+    "uno_http_requests",
+    "HTTP requests answered, by route (the URL pattern), method and status.",
+    ["route", "method", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "uno_http_request_duration_seconds",
+    "Time from a request's arrival to its answer's start (for a stream: to its opening).",
+    ["route", "method"],
+    buckets=LATENCY_BUCKETS,
+)
+
+# -- moves --------------------------------------------------------------------------
+
+MOVES = Counter(
+    "uno_moves_applied",
+    "Moves applied, by action and by who made it (player, bot, or timer for a timeout).",
+    ["action", "actor"],
+)
+MOVES_REJECTED = Counter(
+    "uno_moves_rejected",
+    "Moves and challenge decisions refused by the API, by error code.",
+    ["code"],
+)
+GAMES_ENDED = Counter(
+    "uno_games_ended",
+    "Games that ended, by how (finished, abandoned) and whether they were rated.",
+    ["status", "rated"],
+)
+
+# -- live play ----------------------------------------------------------------------
+
+STREAMS_OPEN = Gauge(
+    "uno_streams_open",
+    "Streams open now, by kind (game, lobby).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+LONG_POLLS_WAITING = Gauge(
+    "uno_long_polls_waiting",
+    "Long polls waiting for a change now, by resource (events).",
+    ["resource"],
+    multiprocess_mode="livesum",
+)
+DELIVERY_SECONDS = Histogram(
+    "uno_stream_delivery_seconds",
+    "From a change (the time of its last event) to its first frame written to a stream"
+    " of this process, by stream kind (game, lobby).",
+    ["kind"],
+    buckets=LATENCY_BUCKETS,
+)
+
+# -- bots and timers ----------------------------------------------------------------
+
+BOT_DECISION_SECONDS = Histogram(
+    "uno_bot_decision_seconds",
+    "Time a bot spends choosing its move, by strategy.",
+    ["strategy"],
+    buckets=DECISION_BUCKETS,
+)
+BOT_REACTION_SECONDS = Histogram(
+    "uno_bot_reaction_seconds",
+    "From the change that gave a bot its turn to the bot's move applied (the think time"
+    " BOT_THINK_SECONDS included), by strategy.",
+    ["strategy"],
+    buckets=DELAY_BUCKETS,
+)
+TIMEOUT_LATENESS_SECONDS = Histogram(
+    "uno_timeout_lateness_seconds",
+    "How long after its deadline a turn timeout was applied, by path (timer: its own"
+    " task; sweep: the sweeper's backstop).",
+    ["path"],
+    buckets=DELAY_BUCKETS,
+)
+
+# -- tasks --------------------------------------------------------------------------
+
+TASKS = Counter(
+    "uno_tasks",
+    "Celery tasks run, by name and outcome (applied: changed a game; stale: the game had"
+    " moved on; done: a task with nothing to report; failed; retried).",
+    ["task", "outcome"],
+)
+TASK_SECONDS = Histogram(
+    "uno_task_duration_seconds",
+    "Time a Celery task ran, by name.",
+    ["task"],
+    buckets=LATENCY_BUCKETS,
+)
+SWEEPS = Counter(
+    "uno_sweeps",
+    "Sweeper runs, by result (idle: nothing was overdue; applied: something was).",
+    ["result"],
+)
+SWEPT = Counter(
+    "uno_swept",
+    "What the sweeper applied, by kind (timeouts, bot_moves, pauses_ended,"
+    " quick_matches_started): each one a timer or task that came late or was lost.",
+    ["kind"],
+)
+
+
+class QueueCollector(Collector):
+    """`uno_celery_queue_length{queue}`: tasks waiting in the broker for a worker,
+    asked of the broker when scraped (nothing is reported when it does not answer)."""
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "uno_celery_queue_length",
+            "Tasks waiting in the broker for a worker (not those a worker holds for"
+            " later: countdowns and ETAs).",
+            labels=["queue"],
+        )
+        from django.conf import settings
+
+        queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)  # the one queue every task goes to
+        try:
+            family.add_metric([queue], queue_length(queue))
+        except Exception:
+            log.warning("metrics: the broker did not answer", exc_info=True)
+            return
+        yield family
+
+
+def queue_length(queue: str) -> int:
+    from unoservice.celery import app
+
+    with app.connection_for_read() as connection:
+        connection.ensure_connection(max_retries=1, timeout=2)
+        channel: Any = connection.default_channel  # kombu's virtual channel
+        declared = channel.queue_declare(queue=queue, passive=True)
+        return int(declared.message_count)
+
+
+def directory() -> str:
+    return os.environ["PROMETHEUS_MULTIPROC_DIR"]
+
+
+def scrape(*read_now: Collector) -> bytes:
+    """Every process's counts, added up, with the broker's queue and the families of
+    `read_now` (the apps' own, such as games by status) read now."""
+    registry = CollectorRegistry(auto_describe=False)
+    MultiProcessCollector(registry, path=directory())  # type: ignore[no-untyped-call]
+    registry.register(QueueCollector())
+    for collector in read_now:
+        registry.register(collector)
+    return generate_latest(registry)
+
+
+def current(name: str, **labels: str) -> float:
+    """One sample added up over every process (tests and the admin's health panel):
+    `name` is the sample's name (``uno_moves_applied_total``), 0 when never counted."""
+    total = 0.0
+    for family in _counted():
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                total += sample.value
+    return total
+
+
+def open_streams() -> dict[str, int]:
+    """The streams open now in every server process, by kind (game, lobby)."""
+    opened = {"game": 0, "lobby": 0}
+    for family in _counted():
+        if family.name == "uno_streams_open":
+            for sample in family.samples:
+                kind = sample.labels.get("kind", "")
+                opened[kind] = opened.get(kind, 0) + int(sample.value)
+    return opened
+
+
+def _counted() -> Any:
+    files = glob.glob(os.path.join(directory(), "*.db"))
+    return MultiProcessCollector.merge(files, accumulate=True)  # type: ignore[no-untyped-call]
+
+
+def forget_live_gauges() -> None:
+    """Drop the live gauges this host's earlier server processes left (a server that
+    starts has none alive): they would count streams that closed with them."""
+    for path in glob.glob(os.path.join(directory(), f"gauge_live*_{HOST}-*.db")):
+        with contextlib.suppress(FileNotFoundError):  # another server took it first
+            os.remove(path)
+
+
+def process_exited(pid: int) -> None:
+    """A server process of this host exited: its live gauges no longer count."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(f"{HOST}-{pid}", directory())  # type: ignore[no-untyped-call]
