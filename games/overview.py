@@ -13,7 +13,7 @@ from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
 from games.models import Event, Game, GameStatus
-from unoservice import health
+from unoservice import health, metrics
 
 logger = logging.getLogger(__name__)
 
@@ -110,10 +110,6 @@ def service_health() -> list[Check]:
         ),
     ]
     try:
-        # Imported here: the metrics set prometheus-client up for the whole process,
-        # which only the server and the workers need.
-        from unoservice import metrics
-
         streams = metrics.open_streams()
         opened = f"{streams.get('game', 0)} game, {streams.get('lobby', 0)} lobby"
         checks.append(Check("open streams", health.OK, f"{opened}, in every server process"))
