@@ -81,9 +81,8 @@ def seat_name(entry: dict[str, Any] | None) -> str:
 
 def seat_label(seating: Sequence[dict[str, Any]], number: object) -> str:
     """A seat number with its name: "seat 1 (bot (expert))"."""
-    if isinstance(number, int) and 0 <= number < len(seating):
-        return f"seat {number} ({seat_name(seating[number])})"
-    return f"seat {number}"
+    entry = _at(seating, number)
+    return f"seat {number}" if entry is None else f"seat {number} ({seat_name(entry)})"
 
 
 # Every house rule of `Rules`, as the rules (docs/rules.md) call it.
@@ -332,9 +331,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     @admin.display(description="winner", ordering="winner")
     def winner_name(self, game: Game) -> str:
-        if game.winner is None or game.winner >= len(game.seating):
-            return "—"
-        return seat_name(game.seating[game.winner])
+        return seat_name(_at(game.seating, game.winner))
 
     @admin.display(description="rules")
     def rules_in_words(self, game: Game) -> str:
@@ -616,7 +613,7 @@ def overview_charts(
             f"{day:%a %d %b}",
             charts.Bar(f"{day:%d}", n, str(n), f"{day:%a %d %b}: {counted('game', n)}"),
         )
-        for day, n, _ in figures["per_day"]
+        for day, n in figures["per_day"]
     ]
     # Every third hour labelled under its bar: 24 labels would run into each other.
     hourly = [

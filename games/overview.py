@@ -153,11 +153,10 @@ def figures(today: dt.date | None = None) -> dict[str, Any]:
             tally = bots if entry["bot"] is not None else humans
             tally[0] += 1
             tally[1] += int(number == winner)
-    peak = max(per_day.values()) or 1
     return {
         "by_status": by_status,
         "total": sum(by_status.values()),
-        "per_day": [(day, n, round(100 * n / peak)) for day, n in per_day.items()],
+        "per_day": list(per_day.items()),
         "sampled": len(moves),
         "mean_moves": round(sum(moves) / len(moves), 1) if moves else None,
         "mean_minutes": round(sum(minutes) / len(minutes), 1) if minutes else None,

@@ -213,7 +213,7 @@ def scrape(*read_now: Collector) -> bytes:
 
 
 def current(name: str, **labels: str) -> float:
-    """One sample added up over every process (tests and the admin's health panel):
+    """One sample added up over every process, read from the files (no scrape):
     `name` is the sample's name (``uno_moves_applied_total``), 0 when never counted."""
     total = 0.0
     for family in _counted():

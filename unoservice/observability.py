@@ -203,14 +203,10 @@ class RequestMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        served: object = request.META.get(EXCHANGE_KEY)
-        owned = not isinstance(served, Exchange)
-        exchange = (
-            served
-            if isinstance(served, Exchange)
-            else Exchange(
-                request.method or "GET", request_id_from(request.headers.get(REQUEST_ID_HEADER))
-            )
+        served = request.META.get(EXCHANGE_KEY)
+        owned = served is None
+        exchange = served or Exchange(
+            request.method or "GET", request_id_from(request.headers.get(REQUEST_ID_HEADER))
         )
         token = request_id_var.set(exchange.request_id)
         try:

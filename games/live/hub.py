@@ -164,17 +164,6 @@ class Attendance:
         self.hub.publish_spectators(self.channel)
 
 
-@contextlib.contextmanager
-def stream_open(kind: str) -> Iterator[None]:
-    """Count a stream of `kind` (game, lobby) as open while the block runs."""
-    gauge = metrics.STREAMS_OPEN.labels(kind)
-    gauge.inc()
-    try:
-        yield
-    finally:
-        gauge.dec()
-
-
 def timed_delivery(channel: Channel, snapshot: Snapshot, kind: str) -> None:
     """Time a change's way to the streams of `kind`: from its last event to the first
     stream of this process that has its frames (once per change and kind)."""

@@ -31,7 +31,7 @@ from django.utils import timezone
 from games import selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, stream_open, timed_delivery
+from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, timed_delivery
 from games.live.sse import (
     RETRY_MILLISECONDS,
     STREAM_HEADERS,
@@ -48,6 +48,7 @@ from games.live.sse import (
 )
 from games.models import Event, Game, GameStatus
 from players.models import Player
+from unoservice import metrics
 from unoservice.errors import NotFound
 from unoservice.observability import name_exchange
 
@@ -164,7 +165,7 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
             live.watch_player(player_id) as mine,
             live.present(player_id),
             contextlib.ExitStack() as holding,
-            stream_open("lobby"),
+            metrics.STREAMS_OPEN.labels("lobby").track_inprogress(),
         ):
             await Lobby(live, player, mine, holding, send, disconnected).serve()
     finally:

@@ -20,7 +20,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Attendance, Channel, Snapshot, hub, stream_open, timed_delivery
+from games.live.hub import Attendance, Channel, Snapshot, hub, timed_delivery
 from games.models import Event, Game, GameStatus, Visibility
 from games.serializers import MAX_WAIT_SECONDS
 from unoservice import metrics
@@ -169,7 +169,10 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                     return
             player_id = None if watcher.player is None else str(watcher.player.pk)
             name_exchange(scope, player_id=player_id)
-            with live.attend(channel, player_id) as attendance, stream_open("game"):
+            with (
+                live.attend(channel, player_id) as attendance,
+                metrics.STREAMS_OPEN.labels("game").track_inprogress(),
+            ):
                 attendance.spectate(watcher.seat(snapshot.game) is None)
                 await _serve(send, channel, snapshot, watcher, resume, attendance, disconnected)
     finally:
@@ -305,23 +308,21 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
             return
         channel.heard = max(channel.heard, page["last_seq"])
         disconnected = asyncio.ensure_future(_until_disconnected(receive))
-        waiting = metrics.LONG_POLLS_WAITING.labels("events")
-        waiting.inc()
         try:
-            deadline = asyncio.get_running_loop().time() + int(query["wait"])
-            while channel.heard <= after:
-                remaining = deadline - asyncio.get_running_loop().time()
-                if remaining <= 0:
-                    break
-                await asyncio.wait(
-                    {channel.changed, disconnected},
-                    timeout=remaining,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if disconnected.done():
-                    return
+            with metrics.LONG_POLLS_WAITING.labels("events").track_inprogress():
+                deadline = asyncio.get_running_loop().time() + int(query["wait"])
+                while channel.heard <= after:
+                    remaining = deadline - asyncio.get_running_loop().time()
+                    if remaining <= 0:
+                        break
+                    await asyncio.wait(
+                        {channel.changed, disconnected},
+                        timeout=remaining,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                    if disconnected.done():
+                        return
         finally:
-            waiting.dec()
             disconnected.cancel()
         if channel.heard > after:
             woken = {
