@@ -5,6 +5,7 @@ they log in to the admin as."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,3 +71,15 @@ def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def wait_for_true(page: Any, expression: str, *, timeout_ms: float) -> None:
+    """Wait until the JavaScript `expression` is true in `page`. Playwright's own
+    wait_for_function evaluates its predicate with eval() inside the page, which a
+    Content-Security-Policy without 'unsafe-eval' (the admin's) refuses; an evaluate
+    from outside the page is not subject to it."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(f"() => Boolean({expression})"):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not true within {timeout_ms} ms: {expression}")
+        page.wait_for_timeout(50)

@@ -197,13 +197,15 @@ def rate_limits_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """Rate-limit counters and presence live in the cache: no test inherits another's."""
+    """Rate-limit counters, presence and the last health answer live in memory: no
+    test inherits another's."""
     from django.core.cache import cache
 
-    from unoservice import presence
+    from unoservice import health, presence
 
     cache.clear()
     presence.forget()
+    health.last_answer.forget()
 
 
 # --- Tasks ------------------------------------------------------------------------

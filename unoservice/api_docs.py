@@ -1,9 +1,9 @@
 """The API's docs pages (Swagger UI and ReDoc), served with everything they load.
 
 Their scripts and styles are the service's own static files (drf-spectacular's
-sidecar), and a Content-Security-Policy lets the pages load nothing from anywhere
-else: ReDoc's bundle would fetch a logo from its CDN, and Swagger UI asks an outside
-validator for a badge, on every visit.
+sidecar), and a Content-Security-Policy (`unoservice.security`) lets the pages load
+nothing from anywhere else: ReDoc's bundle would fetch a logo from its CDN, and
+Swagger UI asks an outside validator for a badge, on every visit.
 """
 
 from __future__ import annotations
@@ -13,12 +13,7 @@ from typing import Any
 from django.http import HttpResponse
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-# Inline scripts and styles are the pages' own set-up; ReDoc searches in a worker
-# it starts from a blob.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'"
-)
+from unoservice import security
 
 
 class _SameOriginOnly:
@@ -26,7 +21,7 @@ class _SameOriginOnly:
         # A mixin: `super()` is the view it is mixed into, which mypy cannot see here.
         response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
         if isinstance(response, HttpResponse):
-            response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+            response[security.HEADER] = security.DOCS_POLICY
         return response
 
 

@@ -8,6 +8,7 @@ layers below raise; nothing here knows the rules engine.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -19,13 +20,29 @@ from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from unoservice.errors import ServiceError
+from unoservice.errors import InternalError, PayloadTooLarge, RateLimited, ServiceError
+from unoservice.throttling import refused_unauthenticated
 
 logger = logging.getLogger(__name__)
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+async def send_error(send: Any, error: ServiceError, *, close: bool = False) -> None:
+    """Answer `error` over ASGI, for what is served outside Django; with `close`, the
+    connection closes after it (the request's body is left unread)."""
+    headers = [(b"content-type", b"application/json")]
+    if close:
+        headers.append((b"connection", b"close"))
+    if error.status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="api"'))
+    if "retry_after" in error.details:
+        headers.append((b"retry-after", str(error.details["retry_after"]).encode()))
+    body = json.dumps(error_body(error.code, error.message, error.details)).encode()
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _field_errors(detail: Any, path: str, into: dict[str, list[str]]) -> None:
@@ -118,7 +135,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             headers["Retry-After"] = str(max(wait, 1))
             message, details = "too many requests", {"retry_after": max(wait, 1)}
     elif isinstance(exc, RequestDataTooBig):
-        status, code, message, details = 400, "invalid_request", "the body is too large", {}
+        too_large = PayloadTooLarge("the body is too large")
+        status, code, message, details = too_large.status, too_large.code, too_large.message, {}
     elif isinstance(exc, Http404):
         status, code, message, details = 404, "not_found", "not found", {}
     elif isinstance(exc, DjangoPermissionDenied):
@@ -130,11 +148,31 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         headers["Retry-After"] = "1"
     else:
         logger.exception("unhandled error", exc_info=exc)
-        status, code, message, details = 500, "internal_error", "internal error", {}
+        internal = InternalError()
+        status, code, message, details = internal.status, internal.code, internal.message, {}
+    if status == 401 and (retry := _unauthenticated_wait(context)) is not None:
+        # A flood of bad or missing tokens from one address: limited as sign-ups are.
+        limited = RateLimited(
+            "too many requests without a valid token", details={"retry_after": retry}
+        )
+        status, code, message, details = (
+            limited.status,
+            limited.code,
+            limited.message,
+            limited.details,
+        )
+        headers["Retry-After"] = str(retry)
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="api"'
     body = error_body(code, _printable(message), _printable(details))
     return Response(body, status=status, headers=headers)
+
+
+def _unauthenticated_wait(context: dict[str, Any]) -> int | None:
+    request = context.get("request")
+    if request is None:
+        return None
+    return refused_unauthenticated(request)
 
 
 # Django-level handlers, for URLs outside DRF views (unknown paths, crashes).
@@ -145,7 +183,8 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Json
 
 
 def handler500(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(error_body("internal_error", "internal error"), status=500)
+    error = InternalError()
+    return JsonResponse(error_body(error.code, error.message), status=error.status)
 
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:

@@ -15,6 +15,7 @@ their own pool they never hold up a move.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import re
 from typing import Any
@@ -25,11 +26,18 @@ import django
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
+from django.http.request import split_domain_port, validate_host  # noqa: E402
 
 from games.live import hub, lobby, sse  # noqa: E402
+from unoservice import metrics  # noqa: E402
+from unoservice.api_errors import send_error  # noqa: E402
+from unoservice.errors import InternalError, InvalidRequest, PayloadTooLarge  # noqa: E402
 from unoservice.observability import ObservedASGI, name_exchange  # noqa: E402
 from unoservice.wsgi_threads import ThreadedWSGI  # noqa: E402
+
+logger = logging.getLogger(__name__)
 
 # Threads that run the REST API in each process (UNO_API_THREADS, set by the server
 # command): enough to keep both cores busy while some requests wait for PostgreSQL.
@@ -68,6 +76,10 @@ async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         return
     if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
         path = scope["path"]
+        if _served_here(path) and not _host_allowed(scope):
+            # What Django's own check answers for its routes.
+            await send_error(send, InvalidRequest("the Host header names no host served here"))
+            return
         found = STREAM_PATH.match(path)
         if found is not None and scope["method"] == "GET":
             name_exchange(scope, route=STREAM_ROUTE, game_id=found.group(1))
@@ -88,8 +100,68 @@ async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await api(scope, receive, send)
 
 
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def _served_here(path: str) -> bool:
+    """Whether `path` may be one of the routes served outside Django."""
+    return path.startswith(("/api/v1/games/", LOBBY_STREAM_PATH))
+
+
+def _host_allowed(scope: dict[str, Any]) -> bool:
+    """Django's ALLOWED_HOSTS check, for the routes that Django does not serve."""
+    host = next((value for name, value in scope["headers"] if name == b"host"), b"")
+    domain, _port = split_domain_port(host.decode("latin1"))
+    allowed = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    return bool(domain) and validate_host(domain, allowed)
+
+
+def _declared_length(scope: dict[str, Any]) -> int:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            # The server's parser has checked it is a number (or refused the request).
+            return int(value) if value.isdigit() and len(value) <= 18 else 1 << 62
+    return 0
+
+
+async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The application, behind the one body limit, with every answer marked nosniff
+    (Django's SecurityMiddleware marks its own; the streams' too), and any
+    unexpected error answered in the API's shape and logged once."""
+    if scope["type"] != "http":
+        await _application(scope, receive, send)
+        return
+    started = False
+
+    async def marked_send(message: dict[str, Any]) -> None:
+        nonlocal started
+        if message["type"] == "http.response.start":
+            started = True
+            headers = list(message.get("headers", ()))
+            if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
+                message = {**message, "headers": [*headers, NOSNIFF]}
+        await send(message)
+
+    limit = int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    if _declared_length(scope) > limit:
+        metrics.HTTP_REFUSED.labels("payload_too_large").inc()
+        error = PayloadTooLarge(f"the body is larger than {limit} bytes")
+        await send_error(marked_send, error, close=True)  # before a byte of the body is read
+        return
+    try:
+        await _application(scope, receive, marked_send)
+    except Exception:
+        logger.exception("unhandled error in %s %s", scope["method"], scope["path"])
+        if not started:
+            await send_error(marked_send, InternalError(), close=True)
+        else:  # a stream: ended, and its client reconnects
+            await send({"type": "http.response.body", "body": b""})
+
+
 # Every request observed: its line, its metrics, its request id (unoservice.observability).
-application = ObservedASGI(_application)
+application = ObservedASGI(_guarded)
 
 
 async def _lifespan(receive: Any, send: Any) -> None:

@@ -53,6 +53,10 @@ class WrongPhaseError(ServiceError):
     status, code = 409, "wrong_phase"
 
 
+class RequestTimeout(ServiceError):
+    status, code = 408, "request_timeout"
+
+
 class GameFull(ServiceError):
     status, code = 409, "game_full"
 
@@ -73,12 +77,33 @@ class IdempotencyKeyReused(ServiceError):
     status, code = 422, "idempotency_key_reused"
 
 
+class PayloadTooLarge(ServiceError):
+    status, code = 413, "payload_too_large"
+
+
+class UriTooLong(ServiceError):
+    status, code = 414, "uri_too_long"
+
+
+class HeadersTooLarge(ServiceError):
+    status, code = 431, "headers_too_large"
+
+
 class RateLimited(ServiceError):
     status, code = 429, "rate_limited"
 
 
 class ServiceUnavailable(ServiceError):
     status, code = 503, "service_unavailable"
+
+
+class InternalError(ServiceError):
+    """What went wrong in the service itself: the client can only try again later."""
+
+    status, code = 500, "internal_error"
+
+    def __init__(self, message: str = "internal error") -> None:
+        super().__init__(message)
 
 
 class LogCorrupt(ServiceError):

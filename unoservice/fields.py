@@ -15,9 +15,20 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+# More digits than any count, seq or number of seconds the API takes can have (and
+# far fewer than Python's limit on converting digits, 4,300).
+MAX_QUERY_INTEGER_DIGITS = 18
+
+
 def is_query_integer(data: Any) -> bool:
-    """A non-negative integer as a query string writes it: ASCII digits only."""
-    return isinstance(data, str) and data.isascii() and data.isdigit()
+    """A non-negative integer as a query string writes it: ASCII digits only, at most
+    `MAX_QUERY_INTEGER_DIGITS` of them."""
+    return (
+        isinstance(data, str)
+        and 0 < len(data) <= MAX_QUERY_INTEGER_DIGITS
+        and data.isascii()
+        and data.isdigit()
+    )
 
 
 class QueryIntegerField(serializers.IntegerField):

@@ -10,6 +10,8 @@ answer is 200 with ``"status": "degraded"``.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,10 +31,13 @@ from rest_framework.views import APIView
 from games import selectors
 from unoservice.celery import app as celery_app
 from unoservice.schema import error_object
+from unoservice.throttling import HealthRateThrottle
 
 logger = logging.getLogger(__name__)
 
 BROKER_TIMEOUT_SECONDS = 2
+# How long a process gives its last answer again.
+ANSWER_SECONDS = 1.0
 # A ping is broadcast to every worker: answer from the cache for a few seconds, so
 # that load balancers polling every process do not keep the workers busy answering.
 WORKER_PING_TIMEOUT_SECONDS = 1.0
@@ -139,8 +144,39 @@ def beat_state() -> tuple[str, float | None]:
     return (OK if age <= beat_stale_after() else DOWN), round(age, 1)
 
 
+class _Answer:
+    """The last answer of this process, given again for `ANSWER_SECONDS`: probes and
+    floods alike cost one round of checks (a broker connection among them) a second,
+    however many ask, and those who ask while it runs wait for its answer."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.answer: tuple[int, dict[str, Any]] | None = None
+        self.expires = 0.0
+
+    def get(self) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            if self.answer is None or time.time() >= self.expires:
+                self.answer = checked()
+                self.expires = time.time() + ANSWER_SECONDS
+            return self.answer
+
+    def forget(self) -> None:
+        with self.lock:
+            self.answer = None
+
+
+last_answer = _Answer()
+
+
 def health() -> tuple[int, dict[str, Any]]:
-    """The status code and body of ``/healthz``."""
+    """The status code and body of ``/healthz``, from this process's checks of the
+    last `ANSWER_SECONDS`."""
+    return last_answer.get()
+
+
+def checked() -> tuple[int, dict[str, Any]]:
+    """The status code and body of ``/healthz``, checked now."""
     body: dict[str, Any] = {
         "database": _state("database", check_database),
         "broker": _state("broker", check_broker),
@@ -201,12 +237,12 @@ class HealthUnavailableOut(HealthOut):
 
 @method_decorator(never_cache, name="dispatch")
 class HealthView(APIView):
-    """For load balancers and probes: no token, no rate limit, GET and HEAD only (any
-    other method is a 405 in the API's error shape)."""
+    """For load balancers and probes: no token, a rate limit per address of its own,
+    GET and HEAD only (any other method is a 405 in the API's error shape)."""
 
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
-    throttle_classes: list[type] = []
+    throttle_classes = [HealthRateThrottle]
     http_method_names = ["get", "head"]
 
     @extend_schema(

@@ -75,6 +75,15 @@ REQUEST_SECONDS = Histogram(
     buckets=LATENCY_BUCKETS,
 )
 
+HTTP_REFUSED = Counter(
+    "uno_http_refused",
+    "Connections and requests the server refused before the application saw them, by "
+    "reason: uri_too_long, headers_too_large, invalid, head_timeout, idle (nothing sent "
+    "in time), busy (the process's connection cap), address (one peer's connection "
+    "cap), payload_too_large, body_timeout, bodies (the bodies held at once).",
+    ["reason"],
+)
+
 # -- moves --------------------------------------------------------------------------
 
 MOVES = Counter(

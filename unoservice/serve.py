@@ -13,6 +13,7 @@ serve through this command, so what is measured is what ships.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import sys
 from collections.abc import Sequence
@@ -52,7 +53,8 @@ class Worker(UvicornWorker):  # type: ignore[misc]  # (UvicornWorker is Any: unt
 
     CONFIG_KWARGS = {
         "loop": "uvloop",
-        "http": "httptools",
+        # httptools, with limits on what a connection may cost (unoservice.connections).
+        "http": "unoservice.connections:GuardedHttpToolsProtocol",
         "lifespan": "on",
         # The service finds client addresses itself, trusting exactly NUM_PROXIES
         # proxies; uvicorn's own X-Forwarded-For handling would trust any local peer.
@@ -77,6 +79,25 @@ class Server(BaseApplication):
         from unoservice.asgi import application
 
         return application
+
+
+# glibc's mallopt parameter for the size from which blocks come from mmap.
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD_BYTES = 128 * 1024
+
+
+def _return_large_blocks_to_the_system() -> None:
+    """Fix glibc's mmap threshold, for this process and the workers it forks.
+
+    glibc serves blocks of 128 KiB and more from mmap, and gives them back to the
+    system when freed, until it frees one: the threshold then rises to that block's
+    size (up to 32 MiB), and request bodies of a few MB come from the heap, where a
+    burst of them leaves the process larger for good. A threshold set once stays."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc: its allocator has its own policy
+        return
+    libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
 
 
 def _worker_exited(server: Any, worker: Any) -> None:
@@ -105,10 +126,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     from django.conf import settings
 
     settings.METRICS_DIR  # noqa: B018  (reading a setting loads them: the metrics folder)
-    from unoservice import metrics
+    from unoservice import connections, metrics
 
     # No worker of this server runs yet: live gauges left by earlier ones are stale.
     metrics.forget_live_gauges()
+    # Each connection is an open file: the connection cap is set from this limit.
+    connections.raise_open_file_limit()
+    _return_large_blocks_to_the_system()
     os.environ["UNO_API_THREADS"] = str(args.threads)
     os.environ["UNO_MATCH_THREADS"] = str(args.match_threads)
     options: dict[str, Any] = {

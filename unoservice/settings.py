@@ -50,6 +50,19 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # per-address rate limits. Behind one proxy (a load balancer), 1; and so on.
 NUM_PROXIES = env_int("NUM_PROXIES", 0)
 
+# What a connection may cost the server before it has sent a valid request
+# (unoservice.connections): the one body limit is Django's own, refused from the
+# Content-Length before any byte of the body is read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# The bodies a server process holds while they arrive, together (unoservice.wsgi_threads).
+MAX_BODY_BYTES_BUFFERED = env_int("MAX_BODY_BYTES_BUFFERED", 32 * 1024 * 1024)
+HTTP_HEAD_TIMEOUT = env_float("HTTP_HEAD_TIMEOUT", 10.0)
+HTTP_BODY_TIMEOUT = env_float("HTTP_BODY_TIMEOUT", 10.0)
+# Per server process; lowered to fit the process's open-file limit at start.
+MAX_CONNECTIONS = env_int("MAX_CONNECTIONS", 10_000)
+# Per peer address and server process, when no proxy stands in front (NUM_PROXIES=0).
+MAX_CONNECTIONS_PER_ADDRESS = env_int("MAX_CONNECTIONS_PER_ADDRESS", 512)
+
 # HTTPS=true when clients reach the service over HTTPS through a proxy that sets
 # X-Forwarded-Proto: plain HTTP is redirected, HSTS is sent (HSTS_SECONDS) and the
 # session and CSRF cookies are secure. Off by default, so http://localhost works.
@@ -93,6 +106,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "unoservice.security.AdminContentSecurityPolicy",
     # Turns a login refused by the lockout into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -197,6 +211,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "player": env_str("THROTTLE_RATE_PLAYER", "600/min"),
         "anonymous": env_str("THROTTLE_RATE_ANONYMOUS", "60/min"),
+        # /healthz per address: a probe every second from one address is 60.
+        "health": env_str("THROTTLE_RATE_HEALTH", "600/min"),
         # Wrong invite codes per player (joining by code, or watching a private game
         # with one): 10 a minute leave 31**8 codes out of any guesser's reach.
         "invite_code": env_str("THROTTLE_RATE_INVITE_CODE", "10/min"),

@@ -83,6 +83,25 @@ class AnonymousRateThrottle(FixedWindowThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+def refused_unauthenticated(request: Request) -> int | None:
+    """Count a request refused for want of a valid token (a 401) against its
+    address's anonymous rate: None while under it, else the seconds to wait. DRF
+    checks permissions, and so refuses such requests, before it throttles."""
+    throttle = AnonymousRateThrottle()
+    if throttle.allow_request(request, None):
+        return None
+    return max(int(throttle.wait() or 1), 1)
+
+
+class HealthRateThrottle(FixedWindowThrottle):
+    """/healthz per client address: probes ask every few seconds, floods far more."""
+
+    scope = "health"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
 class FailedInviteCodeThrottle(PlayerRateThrottle):
     """Wrong invite codes per player. Only failures count (`record_failure`); once a
     window holds the rate's number of them, every attempt with a code is refused

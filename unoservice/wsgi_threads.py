@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from a2wsgi.asgi_typing import HTTPScope
 from a2wsgi.wsgi import Body, build_environ
+from django.conf import settings
 
+from unoservice import metrics
+from unoservice.api_errors import send_error
+from unoservice.errors import PayloadTooLarge, RequestTimeout, ServiceUnavailable
 from unoservice.observability import EXCHANGE_KEY
-
-# Bodies above this are refused before Django sees them: Django refuses anything
-# over its own DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) anyway, and a body is held in
-# memory whole.
-MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
 class ThreadedWSGI:
@@ -46,9 +44,19 @@ class ThreadedWSGI:
         await close_thread_connections(executor, self.threads)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        body = await _read_body(receive)
-        if body is None:
-            await _too_large(send)
+        try:
+            async with asyncio.timeout(float(settings.HTTP_BODY_TIMEOUT)):
+                body = await _read_body(receive, int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
+        except TimeoutError:
+            metrics.HTTP_REFUSED.labels("body_timeout").inc()
+            await send_error(send, RequestTimeout("the body did not arrive in time"), close=True)
+            return
+        except (PayloadTooLarge, ServiceUnavailable) as error:
+            reason = "payload_too_large" if isinstance(error, PayloadTooLarge) else "bodies"
+            metrics.HTTP_REFUSED.labels(reason).inc()
+            await send_error(send, error, close=True)
+            return
+        if body is None:  # the client went
             return
         environ = _environ(scope, body)
         environ["wsgi.errors"] = sys.stderr
@@ -92,30 +100,48 @@ def _environ(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
     return built
 
 
-async def _read_body(receive: Any) -> bytes | None:
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        parts.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(parts)
+class BodyBudget:
+    """The bytes of request bodies this process holds while they arrive, and their
+    bound: each body may be as large as Django's limit, but together they may not
+    exceed ``MAX_BODY_BYTES_BUFFERED``, so that many slow senders cannot fill the
+    memory (the API's own bodies are small JSON documents). Only the event loop's
+    thread counts."""
+
+    def __init__(self) -> None:
+        self.held = 0
+
+    def take(self, size: int) -> None:
+        if self.held + size > int(settings.MAX_BODY_BYTES_BUFFERED):
+            raise ServiceUnavailable(
+                "the server is receiving too many bodies; try again shortly",
+                details={"retry_after": 1},
+            )
+        self.held += size
+
+    def give_back(self, size: int) -> None:
+        self.held -= size
 
 
-async def _too_large(send: Any) -> None:
-    body = {"error": {"code": "invalid_request", "message": "the body is too large", "details": {}}}
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 400,
-            "headers": [(b"content-type", b"application/json")],
-        }
-    )
-    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+bodies = BodyBudget()
+
+
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The request's body, or None when the client went before it was whole. A body
+    over `limit` bytes (a chunked one: `Content-Length` was checked before) is cut
+    off there: `PayloadTooLarge`; one that would take this process over its
+    `BodyBudget`, `ServiceUnavailable`."""
+    body = bytearray()
+    try:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            if len(body) + len(chunk) > limit:
+                raise PayloadTooLarge(f"the body is larger than {limit} bytes")
+            bodies.take(len(chunk))
+            body += chunk
+            if not message.get("more_body", False):
+                return bytes(body)
+    finally:
+        bodies.give_back(len(body))

@@ -24,7 +24,13 @@ from django.urls import reverse
 from games import services
 from games.admin import LOG_PAGE_SIZE
 from games.models import Game
-from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
+from tests.browser import (
+    artifacts_dir,
+    chromium,
+    log_in_to_the_admin,
+    make_operator,
+    wait_for_true,
+)
 from tests.factories import Persona, human_to_act_game, play_out, start_game
 from tests.games.live import conftest as live_conftest
 from tests.games.live.conftest import LiveServer
@@ -115,10 +121,10 @@ def test_only_a_game_still_changing_is_followed_and_its_log_can_open_on_the_newe
     running = human_to_act_game(host, guest)
     page = admin_client.get(reverse("admin:games_game_change", args=[running.pk])).content
     assert f'"/api/v1/games/{running.pk}/stream"'.encode() in page
-    assert b"new EventSource" in page
+    assert b"games/admin/live.js" in page
     url = reverse("admin:games_game_change", args=[finished.pk])
     done = admin_client.get(url).content.decode()
-    assert "EventSource" not in done
+    assert "games/admin/live.js" not in done
     pages = math.ceil(finished.last_seq / LOG_PAGE_SIZE)
     assert pages > 1
     newest = admin_client.get(url, {"log_page": "last"}).content.decode()
@@ -138,9 +144,10 @@ def test_a_running_games_admin_page_follows_its_moves_live(
     log_in_to_the_admin(page, live.url, then=change_path)
     page.wait_for_selector("#game-live")
     # Live once the stream's first view has come through the staff session.
-    page.wait_for_function(
+    wait_for_true(
+        page,
         "document.getElementById('game-live-status').dataset.state === 'live'",
-        timeout=SHOWN_WITHIN_MS,
+        timeout_ms=SHOWN_WITHIN_MS,
     )
     before = shown(page)
     assert before["lastSeq"] == running.last_seq
@@ -159,9 +166,10 @@ def test_a_running_games_admin_page_follows_its_moves_live(
     moved = off_the_browser(draw)["game"]
     new_seq = moved["last_seq"]
     assert new_seq > running.last_seq
-    page.wait_for_function(
+    wait_for_true(
+        page,
         f"Number(document.getElementById('game-live').dataset.lastSeq) >= {new_seq}",
-        timeout=SHOWN_WITHIN_MS,
+        timeout_ms=SHOWN_WITHIN_MS,
     )
     after = shown(page)
     assert after["lastRow"] == new_seq
@@ -179,9 +187,10 @@ def test_a_running_games_admin_page_follows_its_moves_live(
 
     # The end: the page shows the final state and stops listening.
     off_the_browser(lambda: services.game_abandon(game_id=game_id, reason="test over"))
-    page.wait_for_function(
+    wait_for_true(
+        page,
         "document.getElementById('game-live-status').dataset.state === 'over'",
-        timeout=SHOWN_WITHIN_MS,
+        timeout_ms=SHOWN_WITHIN_MS,
     )
     final = shown(page)
     assert final["status"] == "Abandoned"

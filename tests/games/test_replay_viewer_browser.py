@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from games.models import Event, Game
-from tests.browser import artifacts_dir, chromium, log_in_to_the_admin, make_operator
+from tests.browser import (
+    artifacts_dir,
+    chromium,
+    log_in_to_the_admin,
+    make_operator,
+    wait_for_true,
+)
 from tests.factories import play_out, start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -61,7 +67,9 @@ def test_a_staff_member_steps_through_a_finished_game_in_the_browser(live_server
     while steps < 6 and seq < game.last_seq:
         before = hands_on_screen(page)
         page.click("#next")
-        page.wait_for_function(f"document.getElementById('seq').value === '{seq + 1}'")
+        wait_for_true(
+            page, f"document.getElementById('seq').value === '{seq + 1}'", timeout_ms=5000
+        )
         seq += 1
         steps += 1
         event = events[seq]

@@ -19,7 +19,7 @@ from tests.conftest import configured_redis_url
 from tests.factories import assert_error
 from tests.support import free_port, run_python
 from unoservice import health
-from unoservice.throttling import AnonymousRateThrottle
+from unoservice.throttling import AnonymousRateThrottle, HealthRateThrottle
 
 PONG = [{"celery@test": {"ok": "pong"}}]
 
@@ -135,6 +135,7 @@ def test_beat_is_ok_up_to_five_sweep_intervals_after_the_last_sweep(client, ping
     swept(seconds_ago=8)
     assert client.get("/healthz").json()["beat"] == "ok"
     swept(seconds_ago=11)
+    health.last_answer.forget()  # else the answer of a second ago, kept
     assert client.get("/healthz").json()["beat"] == "down"
 
 
@@ -214,7 +215,7 @@ def test_healthz_answers_head_like_get(client, pings):
 
 
 @pytest.mark.django_db
-def test_healthz_needs_no_token_and_has_no_rate_limit(client, pings, monkeypatch):
+def test_healthz_needs_no_token_and_is_not_limited_by_the_sign_up_rate(client, pings, monkeypatch):
     monkeypatch.setattr(AnonymousRateThrottle, "rate", "1/min", raising=False)
     assert client.post("/api/v1/players", {"name": "Ann"}, "application/json").status_code == 201
     answers = [client.get("/healthz").status_code for _ in range(3)]
@@ -297,3 +298,28 @@ def test_a_process_forked_after_the_worker_ping_starts_and_ends() -> None:
     done = run_python("-c", FORK_AFTER_PING, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "6"
+
+
+@pytest.mark.django_db
+def test_a_flood_of_health_checks_costs_one_round_of_checks_a_second(client, pings, monkeypatch):
+    connections = []
+    monkeypatch.setattr(health, "check_broker", lambda: connections.append(1))
+    for _ in range(50):
+        assert client.get("/healthz").status_code == 200
+    assert len(connections) == 1
+    with time_machine.travel(time.time() + health.ANSWER_SECONDS + 0.5, tick=False):
+        assert client.get("/healthz").status_code == 200
+    assert len(connections) == 2
+
+
+@pytest.mark.django_db
+def test_one_address_flooding_health_checks_is_limited_and_others_are_not(
+    client, pings, monkeypatch
+):
+    monkeypatch.setattr(HealthRateThrottle, "rate", "5/min", raising=False)
+    answers = [client.get("/healthz", REMOTE_ADDR="10.1.1.1") for _ in range(7)]
+    assert [answer.status_code for answer in answers] == [200] * 5 + [429] * 2
+    refused = answers[-1]
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert int(refused["Retry-After"]) >= 1
+    assert client.get("/healthz", REMOTE_ADDR="10.1.1.2").status_code == 200

@@ -1,0 +1,209 @@
+"""What a connection may cost the server before it has sent a valid request: the
+attacks of a client without a login, repeated against the real server command in
+production settings, each with the worker's memory read before and after it and
+/healthz asked on other connections throughout."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests import attacks
+from tests.served import ServedAPI, served
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+HEAD_TIMEOUT = 2
+BODY_TIMEOUT = 2
+BODY_LIMIT = 2_621_440  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE
+BODIES_BUFFERED = 32 * 1024 * 1024
+MB = 1024 * 1024
+# What an attack may leave behind in the worker.
+MOST_GROWTH = 5 * MB
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[ServedAPI]:
+    env = {"HTTP_HEAD_TIMEOUT": str(HEAD_TIMEOUT), "HTTP_BODY_TIMEOUT": str(BODY_TIMEOUT)}
+    with served(env) as api:
+        yield api
+
+
+@pytest.fixture
+def worker(server: ServedAPI) -> int:
+    (pid,) = server.worker_pids()
+    # Warm: the first requests of a worker load what it keeps.
+    for _ in range(20):
+        server.request("GET", "/healthz")
+    return pid
+
+
+def settle(server: ServedAPI) -> None:
+    """Let the server finish with an attack: a few requests after it."""
+    time.sleep(0.5)
+    for _ in range(5):
+        server.request("GET", "/healthz")
+
+
+def assert_healthy_throughout(watch: attacks.HealthWatch) -> None:
+    assert watch.statuses, "no health check ran"
+    assert set(watch.statuses) == {200}, watch.statuses
+
+
+def test_header_lines_sent_for_ever_are_refused_past_16_kib_with_431(server, worker):
+    outcomes: list[attacks.Outcome] = []
+    with attacks.HealthWatch(server.port) as watch:
+        growth = attacks.memory_growth(
+            worker,
+            lambda: outcomes.append(attacks.endless_headers(server.port)),
+            lambda: settle(server),
+        )
+    (outcome,) = outcomes
+    assert outcome.status == 431
+    assert b'"code": "headers_too_large"' in outcome.answer
+    assert outcome.closed
+    # Refused long before the attacker's 64 MB (what went was mostly the sockets' buffers).
+    assert outcome.sent < 16 * MB
+    assert growth.after < MOST_GROWTH, growth
+    assert growth.peak < MOST_GROWTH, growth
+    assert_healthy_throughout(watch)
+
+
+def test_a_40_mb_request_line_is_refused_past_8_kib_with_414(server, worker):
+    outcomes: list[attacks.Outcome] = []
+    with attacks.HealthWatch(server.port) as watch:
+        growth = attacks.memory_growth(
+            worker,
+            lambda: outcomes.append(attacks.long_request_line(server.port)),
+            lambda: settle(server),
+        )
+    (outcome,) = outcomes
+    assert outcome.status == 414
+    assert b'"code": "uri_too_long"' in outcome.answer
+    assert outcome.closed
+    assert outcome.sent < 16 * MB
+    assert growth.after < MOST_GROWTH, growth
+    assert growth.peak < MOST_GROWTH, growth
+    assert_healthy_throughout(watch)
+
+
+def test_a_body_declared_over_the_limit_is_refused_before_a_byte_of_it_is_sent(server):
+    sock = attacks.connect(server.port)
+    sock.sendall(
+        b"POST /api/v1/players HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % (BODY_LIMIT + 1)
+    )
+    outcome = attacks._finish(sock, attacks.Outcome(), 10)
+    assert outcome.status == 413
+    assert b'"code": "payload_too_large"' in outcome.answer
+    assert outcome.closed
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit(server):
+    def chunks() -> Iterator[bytes]:
+        yield (
+            b"POST /api/v1/players HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        piece = b"x" * 60_000
+        while True:
+            yield b"%x\r\n%s\r\n" % (len(piece), piece)
+
+    outcome = attacks._send_until_refused(attacks.connect(server.port), chunks(), 20 * MB)
+    assert outcome.status == 413
+    assert outcome.closed
+    assert outcome.sent < 16 * MB  # the limit, and what the sockets buffered meanwhile
+
+
+def test_thirty_stalled_bodies_are_answered_and_leave_nothing_behind(server, worker):
+    outcomes: list[attacks.Outcome] = []
+    with attacks.HealthWatch(server.port) as watch:
+        growth = attacks.memory_growth(
+            worker,
+            lambda: outcomes.extend(
+                attacks.stalled_bodies(
+                    server.port, declared=BODY_LIMIT, sent=BODY_LIMIT - 1024, wait=30
+                )
+            ),
+            lambda: settle(server),
+        )
+    statuses = sorted({outcome.status for outcome in outcomes})
+    # Stalled bodies time out; those that would go over what a process holds at once
+    # are turned away before that.
+    assert set(statuses) <= {408, 503}, statuses
+    assert 408 in statuses
+    assert all(outcome.closed for outcome in outcomes)
+    assert growth.after < MOST_GROWTH, growth
+    assert growth.peak < BODIES_BUFFERED + 16 * MB, growth
+    assert_healthy_throughout(watch)
+
+
+def test_connections_that_send_nothing_are_closed(server):
+    outcomes = attacks.silent_connections(server.port, count=5, half_head=False, wait=30)
+    assert all(outcome.closed for outcome in outcomes)
+    assert all(outcome.answer == b"" for outcome in outcomes)
+
+
+def test_connections_that_send_half_a_head_are_answered_408_and_closed(server):
+    outcomes = attacks.silent_connections(server.port, count=5, half_head=True, wait=30)
+    assert all(outcome.closed for outcome in outcomes)
+    assert {outcome.status for outcome in outcomes} == {408}
+    assert all(b'"code": "request_timeout"' in outcome.answer for outcome in outcomes)
+
+
+def test_an_idle_keep_alive_connection_is_closed(server):
+    sock = attacks.connect(server.port)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    outcome = attacks._finish(sock, attacks.Outcome(), 30)
+    assert outcome.status == 200
+    assert outcome.closed
+
+
+def test_a_request_that_is_not_http_is_answered_400_in_the_error_shape(server):
+    sock = attacks.connect(server.port)
+    sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+    outcome = attacks._finish(sock, attacks.Outcome(), 10)
+    assert outcome.status == 400
+    assert b'"code": "invalid_request"' in outcome.answer
+
+
+@pytest.mark.usefixtures("django_db_setup")
+def test_one_address_at_its_connection_cap_leaves_the_others_served():
+    with served({"MAX_CONNECTIONS_PER_ADDRESS": "20", "HTTP_HEAD_TIMEOUT": "60"}) as api:
+        held = [attacks.connect(api.port, source="127.0.0.2") for _ in range(20)]
+        try:
+            over = attacks._finish(
+                attacks.connect(api.port, source="127.0.0.2"), attacks.Outcome(), 10
+            )
+            status, _headers, body = api.request("GET", "/healthz", source="127.0.0.3")
+        finally:
+            for sock in held:
+                sock.close()
+        assert over.status == 503
+        assert b'"code": "service_unavailable"' in over.answer
+        assert b"retry-after: 1" in over.answer
+        assert status == 200, body
+
+
+@pytest.mark.usefixtures("django_db_setup")
+def test_the_connection_cap_keeps_files_for_the_process_under_its_open_file_limit():
+    with served({"HTTP_HEAD_TIMEOUT": "60"}, open_files=400) as api:
+        # Opened before the flood: the process still serves it at its cap.
+        kept = socket.create_connection(("127.0.0.1", api.port), timeout=10)
+        flood = [attacks.connect(api.port, source="127.0.0.2") for _ in range(400)]
+        try:
+            refused = [attacks._finish(sock, attacks.Outcome(), 0.5) for sock in flood[300:]]
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            answer = attacks._finish(kept, attacks.Outcome(), 20)
+        finally:
+            for sock in flood:
+                sock.close()
+        # 400 open files leave 300 connections: the process keeps a quarter for itself.
+        assert {outcome.status for outcome in refused} == {503}
+        assert answer.status == 200, answer.answer
+        # Once the flood is gone, everyone is served again.
+        time.sleep(0.5)
+        assert api.request("GET", "/healthz")[0] == 200

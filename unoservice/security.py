@@ -1,0 +1,39 @@
+"""The Content-Security-Policies of the pages the service renders for people.
+
+Each page loads only the service's own files. The admin runs no inline script (its
+own pages' scripts are static files: games/admin/*.js); inline styles remain, in
+Django's templates and the service's. The API docs pages (`unoservice.api_docs`) set
+up Swagger UI and ReDoc inline, and ReDoc searches in a worker it starts from a blob.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+_COMMON = "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+
+ADMIN_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    f"img-src 'self' data:; connect-src 'self'; form-action 'self'; {_COMMON}"
+)
+DOCS_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; "
+    f"{_COMMON}"
+)
+HEADER = "Content-Security-Policy"
+
+
+class AdminContentSecurityPolicy:
+    """Sets `ADMIN_POLICY` on every page under /admin/."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.path_info.startswith("/admin/"):
+            response.headers.setdefault(HEADER, ADMIN_POLICY)
+        return response
