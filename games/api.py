@@ -59,7 +59,7 @@ from unoservice import metrics
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
-from unoservice.throttling import FailedInviteCodeThrottle
+from unoservice.throttling import count_invite_code_attempt
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
@@ -325,13 +325,9 @@ class GameJoinByCodeView(APIView):
     def post(self, request: Request) -> Response:
         def join() -> Response:
             typed = _validated(JoinByCodeIn, request.data)["code"]
-            guard = FailedInviteCodeThrottle()
-            guard.check(request)
-            try:
-                game_id = selectors.open_game_id_by_code(typed)
-            except NotFound:
-                guard.record_failure(request)
-                raise
+            attempt = count_invite_code_attempt(request)
+            game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
+            attempt.release()
             outcome = services.game_join(
                 game_id=game_id, player=current_player(request), invited=True
             )
