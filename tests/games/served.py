@@ -160,7 +160,19 @@ def _start(folder: Path) -> Served:
         "THROTTLE_RATE_INVITE_CODE": f"{INVITE_CODE_RATE}/day",
         "THROTTLE_RATE_INVITE_CODE_ADDRESS": f"{INVITE_CODE_ADDRESS_RATE}/day",
     }
-    argv = [sys.executable, "-m", "unoservice.serve", "--port", str(port), "--workers", "1"]
+    # More API threads than the default 4: requests sent together are served together,
+    # as on a busier deployment, so that a race in the service shows.
+    argv = [
+        sys.executable,
+        "-m",
+        "unoservice.serve",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--threads",
+        "16",
+    ]
     process = spawn(argv, log=folder / "api.log", env=env)
     served = Served(port, folder, process)
 
