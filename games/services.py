@@ -616,8 +616,11 @@ def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome
         game = _lock_game(game_id)
         if game.seat_of(player) is not None:
             return Outcome(game, [])
-        if not invited:
-            privacy.conceal(game, player)
+        # Not `privacy.conceal`: staff too join a private game with its code only.
+        if game.visibility == Visibility.PRIVATE and not (
+            invited or privacy.is_player(game, player)
+        ):
+            raise NotFound("no such game")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
         if len(game.seating) >= game.max_players:

@@ -199,3 +199,14 @@ def test_the_second_player_asking_for_a_private_games_rematch_takes_a_seat_in_it
     assert names == ["Guest", "Host", "Third"]
     assert third_answer.body["visibility"] == "private"
     assert third_answer.body["invite_code"] is not None
+
+
+@in_db
+def test_a_player_who_left_a_private_game_cannot_join_its_rematch_by_asking(host, guest):
+    third = make_persona("Third")
+    game = start_game(host, guest, third, seed=7, visibility="private")
+    services.game_leave(game_id=game.pk, player=third.player)
+    finish_game(Game.objects.get(pk=game.pk), 0, host)
+    assert host.post(f"/games/{game.pk}/rematch").status_code == 201
+    assert guest.post(f"/games/{game.pk}/rematch").status_code == 201
+    assert_error(third.post(f"/games/{game.pk}/rematch"), 404, "not_found")
