@@ -57,9 +57,9 @@ def admit(
 ) -> None:
     """Let `player` (or a staff session) see `game`, or raise `NotFound` as if it did
     not exist (`RateLimited` after too many wrong codes, from the player or their
-    address). `code` is what the reader
-    sent as the ``code`` query parameter (empty counts as absent); `request` is what
-    the throttle counts by (it reads only its `user` and `META`)."""
+    address). `code` is what the reader sent as the ``code`` query parameter (empty
+    counts as absent); `request` is what the counts of wrong codes go by (they read
+    only its `user` and `META`)."""
     if may_see(game, player, staff=staff):
         return
     if code:
