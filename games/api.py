@@ -59,7 +59,7 @@ from unoservice import metrics
 from unoservice.errors import Forbidden, InvalidRequest, LogCorrupt, NotFound
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
-from unoservice.throttling import FailedInviteCodeThrottle
+from unoservice.throttling import count_invite_code_attempt
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
@@ -71,6 +71,7 @@ _MOVE_TEXT = {
     "action, a field the action does not take, a missing card, colour or target, an "
     "unknown card id",
     403: "forbidden: you hold no seat in this game",
+    404: "not_found: no such game, or a private game you are not among the players of",
     409: "wrong_phase (the game is not playing, or a pending decision is not this one), "
     "stale_version (`details.version` is the current one), not_your_turn, or "
     "idempotency_key_in_use",
@@ -95,7 +96,11 @@ _HIDDEN = (
     "not_found: no such game, or a private game you are not among the players of, "
     "without its invite code as `code`"
 )
-_WRONG_CODES = "rate_limited: too many requests, or too many wrong invite codes"
+_WRONG_CODES = (
+    "rate_limited: too many requests, or too many wrong invite codes from you or your address"
+)
+# An action on a private game the caller may not see: 404, where a public game says 403.
+_HIDDEN_TO_ACTIONS = "not_found: no such game, or a private game you are not among the players of"
 
 
 def _readable(request: Request, game_id: object) -> Game:
@@ -296,8 +301,9 @@ class GameJoinByCodeView(APIView):
         "invite code you send, with the same rules and errors as joining by id, and "
         "answers with your view (`invite_code` included, to pass on). The code is read "
         "without regard to case, spaces or hyphens. An unknown code is 404; after 10 "
-        "wrong codes in a minute every code you send is 429 until the minute is over, "
-        "which puts guessing among the 31^8 codes out of reach.",
+        "wrong codes in a minute from you, or 30 from your address whatever the "
+        "accounts, every code sent is 429 until the minute is over, which puts "
+        "guessing among the 31^8 codes out of reach.",
         request=JoinByCodeIn,
         examples=JOIN_BY_CODE_EXAMPLES,
         parameters=IDEMPOTENT_HEADERS,
@@ -325,13 +331,9 @@ class GameJoinByCodeView(APIView):
     def post(self, request: Request) -> Response:
         def join() -> Response:
             typed = _validated(JoinByCodeIn, request.data)["code"]
-            guard = FailedInviteCodeThrottle()
-            guard.check(request)
-            try:
-                game_id = selectors.open_game_id_by_code(typed)
-            except NotFound:
-                guard.record_failure(request)
-                raise
+            attempt = count_invite_code_attempt(request)
+            game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
+            attempt.release()
             outcome = services.game_join(
                 game_id=game_id, player=current_player(request), invited=True
             )
@@ -348,6 +350,7 @@ GameStartView = _seat_action_view(
     "1 is dealt and the game is playing. Answers with your view.",
     {
         403: "forbidden: only the host may start the game",
+        404: _HIDDEN_TO_ACTIONS,
         409: "wrong_phase (already started, or fewer than 2 seats) or idempotency_key_in_use",
     },
 )
@@ -364,6 +367,7 @@ GameLeaveView = _seat_action_view(
     "usually a spectator's.",
     {
         403: "forbidden: you hold no seat in this game",
+        404: _HIDDEN_TO_ACTIONS,
         409: "wrong_phase (the game is over) or idempotency_key_in_use",
     },
 )
@@ -376,6 +380,7 @@ GameResumeView = _seat_action_view(
     "paused for want of humans goes on. Answers with your view.",
     {
         403: "forbidden: you hold no seat in this game",
+        404: _HIDDEN_TO_ACTIONS,
         409: "wrong_phase (the game is not running, or no seat of yours is held by a bot "
         "after timeouts: a seat you left cannot be resumed) or idempotency_key_in_use",
     },
@@ -390,14 +395,18 @@ GameRematchView = _seat_action_view(
     "gets back the bots the game was created with; the game then shows the new game's "
     "id as `rematch`, and its log gains `rematch_offered`. Whoever asks later takes the "
     "next free seat of that same game, as a join does; asking again once seated there "
-    "changes nothing. Every success answers 201 with your view of the new game. A "
-    "player who left the game cannot ask; a player whose seat a bot took over after "
-    "their timeouts can.",
+    "changes nothing (a private game's rematch is joined so without its code). Every "
+    "success answers 201 with your view of the new game. A player who left the game "
+    "cannot ask; a player whose seat a bot took over after their timeouts can. The "
+    "expert bots brought back count towards the 9 you may have in your waiting and "
+    "running games.",
     {
         403: "forbidden: you held no seat in this game, or you left it",
+        404: _HIDDEN_TO_ACTIONS,
         409: "wrong_phase (the game is not over, it was abandoned before its start, or the "
         "rematch has already started), game_full (every seat of the rematch is taken), "
-        "too_many_games or idempotency_key_in_use",
+        "too_many_games, too_many_bots (you would get back more expert bots than you may "
+        "have) or idempotency_key_in_use",
     },
     code=status.HTTP_201_CREATED,
 )
@@ -490,7 +499,9 @@ class GameBotsView(APIView):
     @extend_schema(
         summary="Add a bot (host only)",
         description="The host seats a bot of the strategy named at the next free seat, "
-        "while the game waits. Answers with your view.",
+        "while the game waits. Answers with your view. The expert bots of the waiting "
+        "and running games you play in may be at most 9 (an operator's setting): one "
+        "more is 409 too_many_bots.",
         request=BotIn,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
         responses={
@@ -506,7 +517,9 @@ class GameBotsView(APIView):
                 429,
                 descriptions={
                     403: "forbidden: only the host may add bots",
-                    409: "wrong_phase (the game has started), game_full or idempotency_key_in_use",
+                    404: _HIDDEN_TO_ACTIONS,
+                    409: "wrong_phase (the game has started), game_full, too_many_bots (an "
+                    "expert beyond the ones you may have) or idempotency_key_in_use",
                 },
             ),
         },

@@ -1,9 +1,12 @@
 """Who may see a private game: its players, staff, and whoever holds its invite code.
 
-A private game is, to anyone else, a game that does not exist: every read of it
-(the view, events, log, replay, stream ticket and stream) answers 404 ``not_found``,
-as for an unknown id. A spectator shows the code as the ``code`` query parameter.
-A wrong code counts against the player's `FailedInviteCodeThrottle`, so that codes
+A private game is, to anyone else, a game that does not exist: every endpoint and
+stream of it answers 404 ``not_found``, as for an unknown id. The reads (the view,
+events, log, replay, stream ticket and stream) go through `admit`, where a spectator
+shows the code as the ``code`` query parameter; every service that acts on a game
+for a player (start, leave, resume, rematch, bots, moves) goes through `conceal`
+first, before any check that would tell the game exists (a 403). A wrong code counts
+against the player and their address (`count_invite_code_attempt`), so that codes
 cannot be guessed one read at a time either.
 """
 
@@ -17,7 +20,7 @@ from games import invites, selectors
 from games.models import Game, Visibility
 from players.models import Player
 from unoservice.errors import NotFound
-from unoservice.throttling import FailedInviteCodeThrottle
+from unoservice.throttling import count_invite_code_attempt
 
 
 def is_player(game: Game, player: Player | None) -> bool:
@@ -35,19 +38,33 @@ def code_matches(game: Game, typed: str) -> bool:
     )
 
 
+def may_see(game: Game, player: Player | None, *, staff: bool) -> bool:
+    """Whether `player` (or a staff session) sees `game` without its code."""
+    return game.visibility != Visibility.PRIVATE or staff or is_player(game, player)
+
+
+def conceal(game: Game, player: Player) -> None:
+    """Raise `NotFound`, word for word as for an unknown id, when `player` may not
+    see `game`: what a service that acts on a game for a player checks first."""
+    # Staff is asked last: it reads the player's user.
+    private = game.visibility == Visibility.PRIVATE
+    if private and not is_player(game, player) and not player.is_staff:
+        raise NotFound("no such game")
+
+
 def admit(
     game: Game, *, player: Player | None, staff: bool, code: str | None, request: Request
 ) -> None:
     """Let `player` (or a staff session) see `game`, or raise `NotFound` as if it did
-    not exist (`RateLimited` after too many wrong codes). `code` is what the reader
-    sent as the ``code`` query parameter (empty counts as absent); `request` is what
-    the throttle counts by (it reads only its `user` and `META`)."""
-    if game.visibility != Visibility.PRIVATE or staff or is_player(game, player):
+    not exist (`RateLimited` after too many wrong codes, from the player or their
+    address). `code` is what the reader sent as the ``code`` query parameter (empty
+    counts as absent); `request` is what the counts of wrong codes go by (they read
+    only its `user` and `META`)."""
+    if may_see(game, player, staff=staff):
         return
     if code:
-        guard = FailedInviteCodeThrottle()
-        guard.check(request)
+        attempt = count_invite_code_attempt(request)
         if code_matches(game, code):
+            attempt.release()
             return
-        guard.record_failure(request)
     raise NotFound("no such game")

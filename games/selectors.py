@@ -14,7 +14,16 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from games import engine, invites
 from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
-from games.models import OPEN_STATUSES, Event, Game, GameStatus, Heartbeat, Seat, Visibility
+from games.models import (
+    OPEN_STATUSES,
+    BotStrategy,
+    Event,
+    Game,
+    GameStatus,
+    Heartbeat,
+    Seat,
+    Visibility,
+)
 from players.models import Player
 from unoservice import fastsql, presence
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
@@ -55,6 +64,19 @@ def _seats_held(player: Player) -> QuerySet[Seat]:
 def holds_seat(game: Game, player: Player) -> bool:
     """Whether `player` is one of `game`'s players (see `_seats_held`)."""
     return game.seat_of(player) is not None or _seats_held(player).filter(game=game).exists()
+
+
+def expert_bots_of(player: Player) -> int:
+    """The expert bots seated as bots (not in a seat a player left or lost) in the
+    waiting and running games `player` is one of the players of (`HELD`)."""
+    theirs = _seats_held(player).filter(game=OuterRef("game"))
+    experts = Seat.objects.filter(
+        Exists(theirs),
+        bot=BotStrategy.EXPERT,
+        player__isnull=True,
+        game__status__in=OPEN_STATUSES,
+    )
+    return experts.count()
 
 
 def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:

@@ -25,7 +25,17 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import bots, combining, dispatch, engine, invites, privacy, results, selectors
+from games import (
+    bot_costs,
+    bots,
+    combining,
+    dispatch,
+    engine,
+    invites,
+    privacy,
+    results,
+    selectors,
+)
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
 from games.engine.rng import derive, new_seed
 from games.engine.vocabulary import (
@@ -119,6 +129,14 @@ def _lock_game(game_id: Any, *, skip_locked: bool = False) -> Game:
         return selectors.game_by_id(game_id, lock=True, skip_locked=skip_locked)
     except (ValueError, TypeError, ValidationError):
         raise NotFound("no such game") from None
+
+
+def _lock_game_for(game_id: Any, player: Player) -> Game:
+    """Lock the game `player` acts on. A private game they may not see does not exist
+    for them (`privacy.conceal`): checked before anything that would tell it does."""
+    game = _lock_game(game_id)
+    privacy.conceal(game, player)
+    return game
 
 
 def _seats(game: Game) -> list[Seat]:
@@ -470,9 +488,12 @@ def bot_match_start(
             seed=seed,
             host_plays=False,
         )
+        game = created.game
         for strategy in strategies:
-            game_add_bot(game_id=created.game.pk, player=host, strategy=strategy)
-        return game_start(game_id=created.game.pk, player=host)
+            # The operator's: not seated on a player's behalf, so not capped.
+            added = BotAddedData(strategy=strategy)
+            _seat_next(game, None, strategy, "bot_added", added)
+        return game_start(game_id=game.pk, player=host)
 
 
 def _player(player: Player) -> PlayerRef:
@@ -595,6 +616,7 @@ def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome
         game = _lock_game(game_id)
         if game.seat_of(player) is not None:
             return Outcome(game, [])
+        # Not `privacy.conceal`: staff too join a private game with its code only.
         if game.visibility == Visibility.PRIVATE and not (
             invited or privacy.is_player(game, player)
         ):
@@ -610,15 +632,19 @@ def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome
 
 
 def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
-    """Seat a bot (host only, while waiting). Locks the game row."""
+    """Seat a bot (host only, while waiting), an expert only within the host's cap
+    (`bot_costs`). Locks the game row, then the host's row for an expert."""
     if strategy not in BotStrategy.values:
         raise InvalidRequest(f"unknown bot strategy {strategy!r}")
     with transaction.atomic():
-        game = _lock_game(game_id)
+        game = _lock_game_for(game_id, player)
         if game.host_id != player.pk:
             raise Forbidden("only the host can add bots")
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("bots can only be added before the game starts")
+        if len(game.seating) >= game.max_players:
+            raise GameFull(f"all {game.max_players} seats are taken")
+        bot_costs.check_expert_bots(player, bot_costs.experts_among([strategy]))
         added = BotAddedData(strategy=strategy)
         events = _seat_next(game, None, strategy, "bot_added", added)
     return Outcome(game, events)
@@ -627,7 +653,7 @@ def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
 def game_start(*, game_id: Any, player: Player) -> Outcome:
     """Deal round 1 (host only, at least 2 seats). Locks the game row."""
     with transaction.atomic():
-        game = _lock_game(game_id)
+        game = _lock_game_for(game_id, player)
         if game.host_id != player.pk:
             raise Forbidden("only the host can start the game")
         if game.status != GameStatus.WAITING:
@@ -711,17 +737,19 @@ def game_rematch(*, game_id: Any, player: Player) -> Outcome:
         if game.started_at is None:
             raise WrongPhaseError("the game was abandoned before it started: nothing to replay")
         if game.rematch_id is not None:
-            return game_join(game_id=game.rematch_id, player=player)
+            # One of the game's players: a private rematch is theirs to join too.
+            return game_join(game_id=game.rematch_id, player=player, invited=True)
         _check_open_games(player)
-        created = _game_insert(host=player, **_settings_of(game), seed=None, host_plays=True)
-        rematch = created.game
         # The bots the game was created with, in their order. A bot that took over a
         # player's seat (its entry still names the player) does not come back: that
         # seat is the player's to take in the rematch.
-        for entry in game.seating:
-            if entry["player"] is None:
-                added = BotAddedData(strategy=entry["bot"])
-                created.events += _seat_next(rematch, None, entry["bot"], "bot_added", added)
+        strategies = [entry["bot"] for entry in game.seating if entry["player"] is None]
+        bot_costs.check_expert_bots(player, bot_costs.experts_among(strategies))
+        created = _game_insert(host=player, **_settings_of(game), seed=None, host_plays=True)
+        rematch = created.game
+        for strategy in strategies:
+            added = BotAddedData(strategy=strategy)
+            created.events += _seat_next(rematch, None, strategy, "bot_added", added)
         game.rematch = rematch
         offered = RematchOfferedData(game=str(rematch.pk), by=_player(player))
         item = engine.Event("rematch_offered", seat.seat, offered, _round_of(game))
@@ -749,8 +777,8 @@ def _lock_for_seat_holder(
     """Lock the game and return it with its seats and `player`'s seat: the one they
     hold, or the one a bot holds after their timeouts (a seat they left is no longer
     theirs: `Forbidden`). A game whose status is not one of `statuses` is a
-    `WrongPhaseError`."""
-    game = _lock_game(game_id)
+    `WrongPhaseError`. A private game `player` may not see does not exist for them."""
+    game = _lock_game_for(game_id, player)
     seats = _seats(game)
     seat = _seat_of(seats, player) or _timed_out_seat_of(seats, player)
     if seat is None:
@@ -815,7 +843,7 @@ def seat_resume(*, game_id: Any, player: Player) -> Outcome:
     their run of timeouts starts again from zero, and a game paused for want of
     humans goes on. Locks the game row."""
     with transaction.atomic():
-        game = _lock_game(game_id)
+        game = _lock_game_for(game_id, player)
         seats = _seats(game)
         if not any(s.player_id == player.pk for s in seats):
             raise Forbidden("you are not seated in this game")
@@ -1174,7 +1202,7 @@ def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Out
     """Apply a seated player's move (a challenge decision included). Locks the game
     row, then checks seat, status and `version` before the engine judges the move."""
     with transaction.atomic():
-        game = _lock_game(game_id)
+        game = _lock_game_for(game_id, player)
         seat = game.seat_of(player)
         if seat is None:
             raise Forbidden("you are not seated in this game")

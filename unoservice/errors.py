@@ -65,6 +65,10 @@ class TooManyGames(ServiceError):
     status, code = 409, "too_many_games"
 
 
+class TooManyBots(ServiceError):
+    status, code = 409, "too_many_bots"
+
+
 class IdempotencyKeyInUse(ServiceError):
     status, code = 409, "idempotency_key_in_use"
 

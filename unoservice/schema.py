@@ -27,6 +27,7 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "game_full",
         "idempotency_key_in_use",
         "too_many_games",
+        "too_many_bots",
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
@@ -41,8 +42,8 @@ _DESCRIPTIONS = {
     403: "forbidden: not seated, not the host, or staff-only",
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",
-    409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use "
-    "or too_many_games",
+    409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use, "
+    "too_many_games or too_many_bots",
     415: "unsupported_media_type: the body is not application/json",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited: too many requests; wait as many seconds as Retry-After says",

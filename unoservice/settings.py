@@ -216,6 +216,9 @@ REST_FRAMEWORK = {
         # Wrong invite codes per player (joining by code, or watching a private game
         # with one): 10 a minute leave 31**8 codes out of any guesser's reach.
         "invite_code": env_str("THROTTLE_RATE_INVITE_CODE", "10/min"),
+        # ... and per client address, whatever the accounts: sign-ups are free, so
+        # this is what bounds a guesser with many accounts.
+        "invite_code_address": env_str("THROTTLE_RATE_INVITE_CODE_ADDRESS", "30/min"),
     },
     "UNAUTHENTICATED_USER": None,
     # The client address of the per-address limits (see NUM_PROXIES).
@@ -305,6 +308,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # Seconds a bot waits before it plays, so that people can follow the table.
 BOT_THINK_SECONDS = env_float("BOT_THINK_SECONDS", 1.0)
+
+# Expert bot seats a player may have in their waiting and running games: the expert
+# thinks hardest, and bots cost the service, not the player (docs/api.md, Bots).
+MAX_EXPERT_BOTS_PER_PLAYER = env_int("MAX_EXPERT_BOTS_PER_PLAYER", 9)
 
 # Whether any player may fix a new game's deal with `seed`. Whoever picks the seed
 # can compute every hand of the game, so outside development only staff may.

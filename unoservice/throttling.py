@@ -9,6 +9,8 @@ protection that is the usual, accepted trade.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import secrets
 import time
 from typing import Any
@@ -18,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
+from unoservice.client_address import address_in
 from unoservice.errors import RateLimited
 
 # A long poll that waited is answered by asking the API again inside the same
@@ -103,32 +106,84 @@ class HealthRateThrottle(FixedWindowThrottle):
 
 
 class FailedInviteCodeThrottle(PlayerRateThrottle):
-    """Wrong invite codes per player. Only failures count (`record_failure`); once a
-    window holds the rate's number of them, every attempt with a code is refused
-    (`check`), the right code included, until the window ends: otherwise a guesser
-    would go on guessing and simply learn which guess was right."""
+    """Wrong invite codes per player (`count_invite_code_attempt`)."""
 
     scope = "invite_code"
     # The configured rates themselves, not whatever replaced the players' (tests and
     # load runs lift those).
     THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
 
-    def _counter(self, request: Request) -> str | None:
-        ident = None if self.rate is None else self.get_cache_key(request, None)
-        return None if ident is None else self._window_key(ident)
 
-    def check(self, request: Request) -> None:
-        """Raise `RateLimited` when this window already holds too many failures."""
-        key = self._counter(request)
-        if key is None or int(cache.get(key, 0)) < self.num_requests:
-            return
-        wait = max(int(self.wait() or 1), 1)
-        raise RateLimited(
-            "too many wrong invite codes; wait before trying another",
-            details={"retry_after": wait},
-        )
+class FailedInviteCodeAddressThrottle(FixedWindowThrottle):
+    """Wrong invite codes per client address, whoever sends them: sign-ups are free,
+    so a guesser's accounts share their address's count (`count_invite_code_attempt`).
+    An IPv6 address counts by its /64 network, which one host usually holds whole."""
 
-    def record_failure(self, request: Request) -> None:
-        key = self._counter(request)
-        if key is not None:
-            self._count_up(key)
+    scope = "invite_code_address"
+    THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        ident = address_group(address_in(request.META))
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def address_group(address: str) -> str:
+    """What per-address limits count `address` by: an IPv4 address itself (an
+    IPv4-mapped IPv6 one as IPv4), an IPv6 address's /64 network."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class InviteCodeAttempt:
+    """An attempt with an invite code, already counted as a wrong one in the windows
+    of `counters`; `release` takes it back when the code turns out right."""
+
+    def __init__(self, counters: list[str]) -> None:
+        self.counters = counters
+
+    def release(self) -> None:
+        for key in self.counters:
+            _count_down(key)
+        self.counters = []
+
+
+def count_invite_code_attempt(request: Request) -> InviteCodeAttempt:
+    """Count an attempt with an invite code as a wrong one, per player and then per
+    address, before the code is judged; `RateLimited` when either count goes over its
+    rate. The count is the cache's atomic increment, and the decision is made on the
+    number it returns: of attempts arriving together, exactly as many as the rate
+    leaves are let through, where reading the count and adding to it as two steps
+    let several read the same count. A refused attempt is taken back, so that
+    only attempts that were judged wrong stay counted; once a window holds the
+    rate's number, every attempt with a code is refused, the right code included,
+    until the window ends: otherwise a guesser would go on guessing and simply learn
+    which guess was right. `request` is read for its `user` and `META` only."""
+    counted: list[str] = []
+    for throttle in (FailedInviteCodeThrottle(), FailedInviteCodeAddressThrottle()):
+        ident = None if throttle.rate is None else throttle.get_cache_key(request, None)
+        if ident is None:
+            continue
+        key = throttle._window_key(ident)
+        if throttle._count_up(key) > throttle.num_requests:
+            for taken_back in [*counted, key]:
+                _count_down(taken_back)
+            wait = max(int(throttle.wait() or 1), 1)
+            raise RateLimited(
+                "too many wrong invite codes; wait before trying another",
+                details={"retry_after": wait},
+            )
+        counted.append(key)
+    return InviteCodeAttempt(counted)
+
+
+def _count_down(key: str) -> None:
+    # ValueError: the window ended meanwhile, and nothing is left to take back.
+    with contextlib.suppress(ValueError):
+        cache.decr(key)

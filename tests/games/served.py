@@ -1,0 +1,203 @@
+"""The service as it ships, for tests that attack it from outside: the production
+server command (``python -m unoservice.serve``, gunicorn with a uvicorn worker) with
+DEBUG off, in a process of its own, on the test database.
+
+The server is started once per test module (tests using it commit: `served` takes
+`transactional_db`). Counters that live in the server's cache (rate limits) are kept
+apart between tests by the client's address: every `Served.client()` sends from an
+address of the loopback network that no other client used, so a test starts with
+nobody's counts but its own. It inherits the test process's CACHE_URL, so that with
+Redis the counts are shared, as in a deployment."""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import free_port, log_tails, spawn, stop_groups, wait_until
+from tests.workers import database_url
+
+API = "/api/v1"
+START_TIMEOUT = 60.0
+# Wrong invite codes in the served service: per day, so that a window cannot end
+# in the middle of a test (a minute's could, and split its counts).
+INVITE_CODE_RATE = 10
+INVITE_CODE_ADDRESS_RATE = 30
+# The loopback network is 127.0.0.0/8 on Linux: each client gets an address of its own.
+_ADDRESSES = (f"127.0.{n // 250}.{n % 250 + 2}" for n in itertools.count(1))
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: Any
+    raw: bytes
+
+
+@dataclass
+class Client:
+    """Requests to the served service from one client address, with a token or none."""
+
+    port: int
+    address: str
+    token: str | None = None
+
+    def as_player(self, token: str) -> Client:
+        """The same address, sending `token`."""
+        return Client(self.port, self.address, token)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> Answer:
+        """One request on a fresh connection from this client's address; `path` is
+        under /api/v1 unless it is /healthz or starts with /api/. A stream that
+        opens is not read: its answer has no body."""
+        sent = {"Accept": "application/json", **(headers or {})}
+        if self.token is not None:
+            sent["Authorization"] = f"Bearer {self.token}"
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=timeout, source_address=(self.address, 0)
+        )
+        try:
+            url = path if path.startswith(("/api/", "/healthz")) else API + path
+            connection.request(method, url, body=data, headers=sent)
+            response = connection.getresponse()
+            answer_headers = {name.lower(): value for name, value in response.getheaders()}
+            if answer_headers.get("content-type", "").startswith("text/event-stream"):
+                return Answer(response.status, answer_headers, None, b"")
+            raw = response.read()
+        finally:
+            connection.close()
+        parsed = json.loads(raw) if raw and raw[:1] in (b"{", b"[") else None
+        return Answer(response.status, answer_headers, parsed, raw)
+
+    def get(self, path: str) -> Answer:
+        return self.request("GET", path)
+
+    def post(self, path: str, body: Any = None) -> Answer:
+        return self.request("POST", path, body)
+
+    def sign_up(self, name: str) -> Client:
+        """A new player, signed up over HTTP from this address; the client that
+        sends their token."""
+        answer = Client(self.port, self.address).post("/players", {"name": name})
+        assert answer.status == 201, answer.body
+        return self.as_player(answer.body["token"])
+
+
+@dataclass
+class Served:
+    port: int
+    folder: Path
+    process: subprocess.Popen[bytes]
+
+    def client(self, token: str | None = None) -> Client:
+        """A client at an address no other client of this run used."""
+        return Client(self.port, next(_ADDRESSES), token)
+
+    def logs(self) -> str:
+        return log_tails(self.folder)
+
+
+def together(calls: Sequence[Callable[[], Answer]]) -> list[Answer]:
+    """Make every call at once, each on a thread of its own released by one barrier:
+    the answers, in the calls' order."""
+    barrier = threading.Barrier(len(calls))
+    answers: list[Answer | BaseException | None] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait(timeout=60)
+            answers[index] = calls[index]()
+        except BaseException as error:  # reported in the test's thread
+            answers[index] = error
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    done = [answer for answer in answers if isinstance(answer, Answer)]
+    assert len(done) == len(calls), [a for a in answers if not isinstance(a, Answer)][:3]
+    return done
+
+
+def _start(folder: Path) -> Served:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "served-" + "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "CLIENT_SEEDS": "false",
+        "LOG_REQUESTS": "false",
+        "THROTTLE_RATE_PLAYER": "1000000/min",
+        "THROTTLE_RATE_ANONYMOUS": "1000000/min",
+        "THROTTLE_RATE_INVITE_CODE": f"{INVITE_CODE_RATE}/day",
+        "THROTTLE_RATE_INVITE_CODE_ADDRESS": f"{INVITE_CODE_ADDRESS_RATE}/day",
+    }
+    # More API threads than the default 4: requests sent together are served together,
+    # as on a busier deployment, so that a race in the service shows.
+    argv = [
+        sys.executable,
+        "-m",
+        "unoservice.serve",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--threads",
+        "16",
+    ]
+    process = spawn(argv, log=folder / "api.log", env=env)
+    served = Served(port, folder, process)
+
+    def healthy() -> bool:
+        assert process.poll() is None, f"the server exited\n{served.logs()}"
+        return Client(port, "127.0.0.1").request("GET", "/healthz", timeout=5).status in (200, 503)
+
+    try:
+        wait_until(healthy, "the served API", START_TIMEOUT, details=served.logs)
+    except BaseException:
+        stop_groups([process], grace=5)
+        raise
+    return served
+
+
+@pytest.fixture(scope="module")
+def served_process(
+    tmp_path_factory: pytest.TempPathFactory, django_db_setup: None
+) -> Iterator[Served]:
+    served = _start(tmp_path_factory.mktemp("served"))
+    yield served
+    stop_groups([served.process], grace=10)
+
+
+@pytest.fixture
+def served(served_process: Served, transactional_db: None) -> Served:
+    """The production server on the test database (see the module's docstring)."""
+    return served_process
