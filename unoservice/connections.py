@@ -75,13 +75,6 @@ def connection_cap() -> int:
     return max(1, min(configured, soft - min(_RESERVED_FILES, soft // 4)))
 
 
-def raise_open_file_limit() -> None:
-    """Lift this process's open-file limit to its hard limit: each stream is a file."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 class _Refused(Exception):
     """Raised in a parser callback to stop parsing a request that was refused."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import resource
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -81,6 +82,15 @@ class Server(BaseApplication):
         return application
 
 
+def _raise_open_file_limit() -> None:
+    """Lift the open-file limit to its hard limit, for this process and its workers:
+    each connection is an open file, and each worker's connection cap is set below
+    this limit (`unoservice.connections.connection_cap`)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 # glibc's mallopt parameter for the size from which blocks come from mmap.
 M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 128 * 1024
@@ -126,12 +136,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     from django.conf import settings
 
     settings.METRICS_DIR  # noqa: B018  (reading a setting loads them: the metrics folder)
-    from unoservice import connections, metrics
+    from unoservice import metrics
 
     # No worker of this server runs yet: live gauges left by earlier ones are stale.
     metrics.forget_live_gauges()
-    # Each connection is an open file: the connection cap is set from this limit.
-    connections.raise_open_file_limit()
+    _raise_open_file_limit()
     _return_large_blocks_to_the_system()
     os.environ["UNO_API_THREADS"] = str(args.threads)
     os.environ["UNO_MATCH_THREADS"] = str(args.match_threads)

@@ -1,5 +1,5 @@
 """Games the admin's tests look at: one played to its end, one still running; and the
-production server, for the tests that attack it from outside (`tests.games.served`)."""
+production server, for the tests that attack it from outside (`tests.served`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from games.models import Game
 from tests.factories import Persona, play_out, start_game
-from tests.games.served import served, served_process  # noqa: F401  (registers the fixtures)
+from tests.served import served, served_process  # noqa: F401  (registers the fixtures)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from tests.factories import (
     stamp_game,
     start_game,
 )
-from tests.games.served import (
+from tests.served import (
     Client,
     Served,
     together,

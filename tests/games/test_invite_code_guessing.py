@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from games import invites
-from tests.games.served import (
+from tests.served import (
     INVITE_CODE_ADDRESS_RATE,
     INVITE_CODE_RATE,
     Answer,

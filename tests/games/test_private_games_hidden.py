@@ -24,7 +24,7 @@ from tests.factories import (
     seat_table,
     start_game,
 )
-from tests.games.served import (
+from tests.served import (
     Answer,
     Served,
 )
