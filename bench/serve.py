@@ -242,11 +242,12 @@ def server(
     threads: int = DEFAULT_THREADS,
     port: int | None = None,
     kind: str = "uno",
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
-    """A fresh database and the server (`kind`, see SERVERS) on 127.0.0.1, stopped
-    when the block ends."""
+    """A fresh database and the server (`kind`, see SERVERS) on 127.0.0.1, with `env`
+    over the benchmark's environment, stopped when the block ends."""
     recreate_database(database_url)
-    env = bench_environment(database_url)
+    env = {**bench_environment(database_url), **(env or {})}
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=BASE_DIR,

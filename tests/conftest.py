@@ -201,11 +201,12 @@ def _fresh_cache() -> None:
     test inherits another's."""
     from django.core.cache import cache
 
-    from unoservice import health, presence
+    from unoservice import health, presence, shedding
 
     cache.clear()
     presence.forget()
     health.last_answer.forget()
+    shedding.forget()
 
 
 # --- Tasks ------------------------------------------------------------------------

@@ -31,10 +31,17 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
 from games.live import hub, lobby, sse  # noqa: E402
-from unoservice import metrics  # noqa: E402
+from unoservice import metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
-from unoservice.errors import InternalError, InvalidRequest, PayloadTooLarge  # noqa: E402
+from unoservice.client_address import address_in  # noqa: E402
+from unoservice.errors import (  # noqa: E402
+    InternalError,
+    InvalidRequest,
+    PayloadTooLarge,
+    RateLimited,
+)
 from unoservice.observability import ObservedASGI, name_exchange  # noqa: E402
+from unoservice.throttling import AnonymousRateThrottle, HealthRateThrottle  # noqa: E402
 from unoservice.wsgi_threads import ThreadedWSGI  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -51,6 +58,7 @@ STREAM_PATH = re.compile(r"^/api/v1/games/([^/]+)/stream$")
 EVENTS_PATH = re.compile(r"^/api/v1/games/([^/]+)/events$")
 LOBBY_STREAM_PATH = "/api/v1/players/me/stream"
 MATCHMAKING_PATH = "/api/v1/matchmaking"
+HEALTH_PATH = "/healthz"
 
 django_app = get_wsgi_application()
 api = ThreadedWSGI(django_app, API_THREADS)
@@ -126,6 +134,28 @@ def _declared_length(scope: dict[str, Any]) -> int:
     return 0
 
 
+def _refused_again(scope: dict[str, Any]) -> int | None:
+    """The seconds left of a refusal this process already gave to a request like this
+    one from the same address (`unoservice.shedding`), or None."""
+    path = scope["path"]
+    if path != HEALTH_PATH and not path.startswith("/api/"):
+        return None
+    client = scope.get("client") or ("", 0)
+    forwarded = shedding.header(scope, b"x-forwarded-for")
+    meta = {"REMOTE_ADDR": client[0]}
+    if forwarded is not None:
+        meta["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin1")
+    address = address_in(meta)
+    if path == HEALTH_PATH:
+        return shedding.addresses.seconds_left(HealthRateThrottle.key_for(address))
+    if shedding.header(scope, b"cookie") is not None or b"ticket=" in scope["query_string"]:
+        return None
+    credentials = shedding.header(scope, b"authorization")
+    if credentials is None:
+        return shedding.addresses.seconds_left(AnonymousRateThrottle.key_for(address))
+    return shedding.bad_credentials.seconds_left(f"{address} {credentials.decode('latin1')}")
+
+
 async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The application, behind the one body limit, with every answer marked nosniff
     (Django's SecurityMiddleware marks its own; the streams' too), and any
@@ -144,6 +174,11 @@ async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
                 message = {**message, "headers": [*headers, NOSNIFF]}
         await send(message)
 
+    refused_for = _refused_again(scope)
+    if refused_for is not None:
+        limited = RateLimited("too many requests", details={"retry_after": refused_for})
+        await send_error(marked_send, limited)
+        return
     limit = int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     if _declared_length(scope) > limit:
         metrics.HTTP_REFUSED.labels("payload_too_large").inc()

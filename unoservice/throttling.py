@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
+from unoservice import shedding
 from unoservice.client_address import address_in
 from unoservice.errors import RateLimited
 
@@ -28,12 +29,21 @@ from unoservice.errors import RateLimited
 # X-Uno-Wakeup so that the client's one request is counted once.
 WAKEUP_TOKEN = secrets.token_hex(16)
 WAKEUP_HEADER = "X-Uno-Wakeup"
+# Longer Authorization headers are refused by their form, never remembered.
+MOST_REMEMBERED_CREDENTIALS = 256
 
 
 class FixedWindowThrottle(SimpleRateThrottle):
     # Set by SimpleRateThrottle.__init__ from the scope's rate (when it has one).
     num_requests: int
     duration: int
+    # A per-address limit whose refusals the ASGI layer repeats itself until the
+    # window ends (`unoservice.shedding`).
+    shed_early = False
+
+    @classmethod
+    def key_for(cls, ident: str) -> str:
+        return cls.cache_format % {"scope": cls.scope, "ident": ident}
 
     def allow_request(self, request: Request, view: Any) -> bool:
         if self.rate is None:
@@ -43,7 +53,10 @@ class FixedWindowThrottle(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
-        return bool(self._count_up(self._window_key(self.key)) <= self.num_requests)
+        allowed = self._count_up(self._window_key(self.key)) <= self.num_requests
+        if not allowed and self.shed_early:
+            shedding.addresses.refuse(self.key, self.window_ends)
+        return allowed
 
     def _window_key(self, ident: str) -> str:
         """The counter of `ident` for the window now running (noting when it ends)."""
@@ -78,6 +91,7 @@ class PlayerRateThrottle(FixedWindowThrottle):
 
 class AnonymousRateThrottle(FixedWindowThrottle):
     scope = "anonymous"
+    shed_early = True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         user: object = request.user
@@ -93,6 +107,10 @@ def refused_unauthenticated(request: Request) -> int | None:
     throttle = AnonymousRateThrottle()
     if throttle.allow_request(request, None):
         return None
+    credentials = request.META.get("HTTP_AUTHORIZATION")
+    if credentials and len(credentials) <= MOST_REMEMBERED_CREDENTIALS:
+        key = f"{throttle.get_ident(request)} {credentials}"
+        shedding.bad_credentials.refuse(key, throttle.window_ends)
     return max(int(throttle.wait() or 1), 1)
 
 
@@ -100,6 +118,7 @@ class HealthRateThrottle(FixedWindowThrottle):
     """/healthz per client address: probes ask every few seconds, floods far more."""
 
     scope = "health"
+    shed_early = True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
