@@ -200,10 +200,11 @@ def _fresh_cache() -> None:
     """Rate-limit counters and presence live in the cache: no test inherits another's."""
     from django.core.cache import cache
 
-    from unoservice import presence
+    from unoservice import presence, stream_caps
 
     cache.clear()
     presence.forget()
+    stream_caps.forget()
 
 
 # --- Tasks ------------------------------------------------------------------------

@@ -1,18 +1,29 @@
 """The client address that per-address limits count by, for code outside DRF.
 
 DRF's throttles find it from ``REST_FRAMEWORK["NUM_PROXIES"]``; the admin's login
-lockout (django-axes) calls `client_address`, which applies the same rule to the
+lockout (django-axes) calls `client_address`, and the caps on open streams
+`address_of`, which applies the same rule to the
 ``NUM_PROXIES`` setting, so both count a client under the same address.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
 
 
 def client_address(request: HttpRequest) -> str:
-    """The address that sent `request`, as DRF's ``BaseThrottle.get_ident`` finds it.
+    """The address that sent `request`, as DRF's ``BaseThrottle.get_ident`` finds it
+    (see `address_of`)."""
+    return address_of(request.META)
+
+
+def address_of(meta: Mapping[str, Any]) -> str:
+    """The client address of a request's WSGI environ keys (REMOTE_ADDR and
+    HTTP_X_FORWARDED_FOR are all it reads).
 
     With no trusted proxy, REMOTE_ADDR: X-Forwarded-For is then whatever the client
     wrote. Behind ``NUM_PROXIES`` proxies, each appends the address it received from,
@@ -20,10 +31,10 @@ def client_address(request: HttpRequest) -> str:
     written by the client and are ignored. A shorter header means the request passed
     fewer proxies, and its leftmost entry was still written by one of ours.
     """
-    remote_addr = request.META.get("REMOTE_ADDR", "")
-    forwarded = request.headers.get("x-forwarded-for")
+    remote_addr = meta.get("REMOTE_ADDR", "")
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR")
     num_proxies = int(settings.NUM_PROXIES)
     if num_proxies == 0 or forwarded is None:
         return str(remote_addr)
-    entries = forwarded.split(",")
+    entries = str(forwarded).split(",")
     return entries[-min(num_proxies, len(entries))].strip()

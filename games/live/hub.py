@@ -27,7 +27,15 @@ behind the table catches up.
 The hub also keeps this process's share of presence (`unoservice.presence`): the
 players with a stream open here and, per game, its spectators' streams, written to
 the cache when a spectator comes or goes and refreshed every
-`PRESENCE_HEARTBEAT_SECONDS`, in order, on a thread of its own.
+`PRESENCE_HEARTBEAT_SECONDS`, in order, on a thread of its own. The same heartbeat
+renews the places this process's streams hold under the caps on open streams
+(`unoservice.stream_caps`), and a stream that ends frees its place on that thread.
+
+Every stream opened by a player is signed in (`Session`) with the token it was
+opened with (a ticket's, its player's token when it was redeemed): a revocation
+(`games.live.notify`: the token was replaced, the player disabled) ends the streams
+of that player with any other token, in every process; without notifications, or
+when one is lost, each catch-up compares the sessions with the players' rows.
 """
 
 from __future__ import annotations
@@ -50,9 +58,15 @@ from django.utils import timezone
 
 from games import selectors
 from games.engine import GameState
-from games.live.notify import CHANNEL, parse_payload, parse_player_payload
+from games.live.notify import (
+    CHANNEL,
+    parse_payload,
+    parse_player_payload,
+    parse_revoke_payload,
+)
 from games.models import Event, Game
-from unoservice import metrics, presence
+from players.models import Player
+from unoservice import metrics, presence, stream_caps
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +148,10 @@ class PlayerChannel:
     watchers: int = 0
     # The games the player was last found in or heard to get a seat in: what their
     # lobby streams follow. The poll and the heal compare it with the waiting and
-    # running games the database has (and drop the others).
+    # running games the database has, and drop the others but those heard of since
+    # the read began (`heard_at`, monotonic times): it stays bounded.
     games: frozenset[uuid.UUID] = frozenset()
+    heard_at: dict[uuid.UUID, float] = field(default_factory=dict)
     version: int = 0
     changed: asyncio.Future[None] = field(default_factory=lambda: _future())
 
@@ -144,6 +160,20 @@ class PlayerChannel:
         done, self.changed = self.changed, _future()
         if not done.done():
             done.set_result(None)
+
+
+@dataclass(eq=False)
+class Session:
+    """An open stream's (or waiting long poll's) hold on its player's token: `ended`
+    resolves when that token stops working (replaced, or the player disabled)."""
+
+    player_id: str
+    token_hash: str
+    ended: asyncio.Future[None] = field(default_factory=lambda: _future())
+
+    def end(self) -> None:
+        if not self.ended.done():
+            self.ended.set_result(None)
 
 
 class Attendance:
@@ -198,6 +228,10 @@ class Hub:
         self.streaming: Counter[str] = Counter()
         self.publisher = presence.Publisher()
         self.presence_writer = ThreadPoolExecutor(1, thread_name_prefix="hub-presence")
+        # The places of the streams open here under the caps (renewed with presence).
+        self.places: set[stream_caps.Place] = set()
+        # The signed-in streams open here, per player id.
+        self.sessions: dict[str, set[Session]] = {}
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -224,6 +258,10 @@ class Hub:
         self.tasks.clear()
         await asyncio.get_running_loop().run_in_executor(
             self.presence_writer, self.publisher.withdraw
+        )
+        held, self.places = list(self.places), set()
+        await asyncio.get_running_loop().run_in_executor(
+            self.presence_writer, stream_caps.release, held
         )
         self.presence_writer.shutdown(wait=False)
         await close_thread_connections(self.readers, READER_THREADS)
@@ -282,6 +320,7 @@ class Hub:
         channel = self.players.get(player_id)
         if channel is not None:
             channel.games |= {game_id}
+            channel.heard_at[game_id] = time.monotonic()
             channel.wake()
 
     @contextlib.contextmanager
@@ -310,6 +349,43 @@ class Hub:
                 if self.streaming[player_id] <= 0:
                     del self.streaming[player_id]
 
+    @contextlib.contextmanager
+    def hold(self, place: stream_caps.Place) -> Iterator[None]:
+        """Keep a place under the caps on open streams while the block runs (renewed
+        by the heartbeat); free it the moment the block ends."""
+        self.places.add(place)
+        try:
+            yield
+        finally:
+            self.places.discard(place)
+            # After the hub stopped, its places were released with it.
+            with contextlib.suppress(RuntimeError):
+                self.presence_writer.submit(stream_caps.release, [place])
+
+    @contextlib.contextmanager
+    def signed_in(self, player: Player | None) -> Iterator[Session | None]:
+        """Sign a stream of `player` in while the block runs (None: no player, a staff
+        session's stream, signs nothing in)."""
+        if player is None:
+            yield None
+            return
+        session = Session(str(player.pk), player.token_hash)
+        self.sessions.setdefault(session.player_id, set()).add(session)
+        try:
+            yield session
+        finally:
+            held = self.sessions.get(session.player_id)
+            if held is not None:
+                held.discard(session)
+                if not held:
+                    del self.sessions[session.player_id]
+
+    def revoke(self, player_id: str, kept_token_hash: str | None) -> None:
+        """End the streams of `player_id` signed in with any token but the kept one."""
+        for session in list(self.sessions.get(player_id, ())):
+            if session.token_hash != kept_token_hash:
+                session.end()
+
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""
         group = str(channel.game_id)
@@ -324,6 +400,10 @@ class Hub:
             counts = {str(c.game_id): c.spectators for c in self.channels.values() if c.spectators}
             await asyncio.get_running_loop().run_in_executor(
                 self.presence_writer, self.publisher.heartbeat, players, counts
+            )
+            places = list(self.places)
+            await asyncio.get_running_loop().run_in_executor(
+                self.presence_writer, stream_caps.renew, places
             )
 
     def heard_from_listener(self, game_id: uuid.UUID, seq: int) -> None:
@@ -403,6 +483,10 @@ class Hub:
                         seated = parse_player_payload(note.payload)
                         if seated is not None:
                             self.heard_player(*seated)
+                            continue
+                        revoked = parse_revoke_payload(note.payload)
+                        if revoked is not None:
+                            self.revoke(*revoked)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -426,6 +510,8 @@ class Hub:
     async def _catch_up(self) -> None:
         """One query for the last seq of every watched game, and one for the open
         games of every player a lobby stream follows."""
+        if self.sessions:
+            await self._catch_up_sessions()
         if self.players:
             await self._catch_up_players()
         ids = list(self.channels)
@@ -439,21 +525,35 @@ class Hub:
         for game_id, seq in rows:
             self.heard(game_id, seq)
 
+    async def _catch_up_sessions(self) -> None:
+        player_ids = list(self.sessions)
+        try:
+            tokens = await self.read(lambda: _usable_tokens(player_ids))
+        except Exception:
+            log.warning("could not read the signed-in players' tokens", exc_info=True)
+            return
+        for player_id in player_ids:
+            self.revoke(player_id, tokens.get(player_id))
+
     async def _catch_up_players(self) -> None:
         player_ids = list(self.players)
+        began = time.monotonic()
         try:
             found = await self.read(lambda: selectors.open_games_of(player_ids))
         except Exception:
             log.warning("could not read the followed players' games", exc_info=True)
             return
-        for player_id, games in found.items():
+        for player_id in player_ids:
             channel = self.players.get(player_id)
-            if channel is None or games <= channel.games:
+            if channel is None:
                 continue
-            # Games are only added: one heard of just now may be missing from a read
-            # that began before it committed.
-            channel.games |= games
-            channel.wake()
+            # A game heard of since the read began may be missing from it: kept.
+            channel.heard_at = {g: at for g, at in channel.heard_at.items() if at >= began}
+            games = found.get(player_id, frozenset()) | frozenset(channel.heard_at)
+            added = not games <= channel.games
+            channel.games = games
+            if added:
+                channel.wake()
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:
@@ -461,6 +561,12 @@ def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], pre
     `after`, and who is present (rendered in the views of this change)."""
     game, events = selectors.game_with_recent_events(game_id, after, KEPT_EVENTS)
     return game, events, selectors.presence_of(game)
+
+
+def _usable_tokens(player_ids: list[str]) -> dict[str, str]:
+    """The token hash of each of these players who is not disabled."""
+    rows = Player.objects.filter(pk__in=player_ids, disabled_at__isnull=True)
+    return {str(pk): token_hash for pk, token_hash in rows.values_list("pk", "token_hash")}
 
 
 def _conninfo() -> str:
