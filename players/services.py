@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 from typing import Any
@@ -13,6 +14,8 @@ from games.live import notify
 from games.models import StreamTicket
 from players.models import Player, hash_token
 from unoservice.errors import InvalidRequest, PlayerDisabled
+
+log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 32
 
@@ -91,6 +94,7 @@ def player_disable(*, player_id: uuid.UUID | str, by: str, reason: str = "") -> 
             player.disabled_reason = reason.strip()[:200]
             player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
         _revoke(player, None)
+    log.info("player %s disabled by %s", player.pk, player.disabled_by)
     return player
 
 
@@ -104,4 +108,5 @@ def player_enable(*, player_id: uuid.UUID | str, by: str) -> Player:
         player.disabled_by = ""
         player.disabled_reason = ""
         player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
+    log.info("player %s enabled by %s", player.pk, by)
     return player

@@ -31,7 +31,13 @@ from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
 from unoservice import presence
 from unoservice.api_errors import error_body
-from unoservice.errors import InvalidRequest, NotAuthenticated, RateLimited, ServiceError
+from unoservice.errors import (
+    InvalidRequest,
+    NotAuthenticated,
+    PlayerDisabled,
+    RateLimited,
+    ServiceError,
+)
 from unoservice.fields import is_query_integer
 from unoservice.throttling import PlayerRateThrottle
 
@@ -123,7 +129,11 @@ def _admit(player: Player, meta: dict[str, Any]) -> None:
 def _redeem(ticket: str, game_id: uuid.UUID | None) -> Player | None:
     if not 0 < len(ticket) <= MAX_TOKEN_LENGTH:
         return None
-    return services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
+    player = services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
+    # Disabling removes the player's tickets; one redeemed at that very moment too.
+    if player is not None and player.disabled_at is not None:
+        raise PlayerDisabled("this player is disabled")
+    return player
 
 
 def hidden(game: Game, watcher: Watcher, *, meta: dict[str, Any]) -> Refusal | None:
