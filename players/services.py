@@ -7,12 +7,11 @@ import secrets
 import uuid
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from games.live import notify
-from games.models import StreamTicket
 from players.models import Player, hash_token
+from players.signals import token_revoked
 from unoservice.errors import InvalidRequest, PlayerDisabled
 
 log = logging.getLogger(__name__)
@@ -57,14 +56,10 @@ def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
 
 
 def _revoke(player: Player, kept_token_hash: str | None) -> None:
-    """In the caller's transaction: the player's unused stream tickets go, and, when it
-    commits, every server process ends the player's streams opened with any token but
-    the kept one (`games.live.hub`; without PostgreSQL, its next catch-up does)."""
-    StreamTicket.objects.filter(player=player, used_at__isnull=True).delete()
-    if connection.vendor == "postgresql":
-        call, params = notify.revoke_expression(player.pk, kept_token_hash)
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {call}", params)
+    """In the caller's transaction: every token of the player but the kept one stops
+    working, with its stream tickets and, once it commits, its open streams in every
+    server process (the games app's receiver of `token_revoked`)."""
+    token_revoked.send(sender=Player, player=player, kept_token_hash=kept_token_hash)
 
 
 def player_new_token(*, player_id: uuid.UUID | str) -> tuple[Player, str]:
