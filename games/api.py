@@ -96,6 +96,10 @@ _HIDDEN = (
     "without its invite code as `code`"
 )
 _WRONG_CODES = "rate_limited: too many requests, or too many wrong invite codes"
+_TOO_MANY_STREAMS = (
+    "rate_limited: too many requests, or too many wrong invite codes; too_many_streams: the "
+    "player or the address holds as many open streams and waiting long polls as its cap"
+)
 
 
 def _readable(request: Request, game_id: object) -> Game:
@@ -617,7 +621,9 @@ class GameEventsView(APIView):
         parameters=[GAME_ID, EventsQuery, INVITE_CODE, *COMMON_HEADERS],
         responses={
             200: EventsPageOut,
-            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+            **error_responses(
+                400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _TOO_MANY_STREAMS}
+            ),
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
@@ -780,7 +786,9 @@ class GameStreamView(APIView):
                 "after each change; `: ping` at least every 15 s; `event: end` when the game "
                 "is over"
             ),
-            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+            **error_responses(
+                400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _TOO_MANY_STREAMS}
+            ),
         },
     )
     def get(self, request: Request, game_id: str) -> HttpResponse:
@@ -865,7 +873,7 @@ class LobbyStreamView(APIView):
                 "`game_finished` `{game, winner, rating}` and `rematch_offered` "
                 "`{game, by}`; `: ping` at least every 15 s"
             ),
-            **error_responses(401, 429),
+            **error_responses(401, 429, descriptions={429: _TOO_MANY_STREAMS}),
         },
     )
     def get(self, request: Request) -> HttpResponse:

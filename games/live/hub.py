@@ -31,11 +31,11 @@ the cache when a spectator comes or goes and refreshed every
 renews the places this process's streams hold under the caps on open streams
 (`unoservice.stream_caps`), and a stream that ends frees its place on that thread.
 
-Every stream opened by a player is signed in (`Session`) with the token it was
-opened with (a ticket's, its player's token when it was redeemed): a revocation
-(`games.live.notify`: the token was replaced, the player disabled) ends the streams
-of that player with any other token, in every process; without notifications, or
-when one is lost, each catch-up compares the sessions with the players' rows.
+Every stream opened by a player is signed in with the token it was opened with
+(`games.live.sessions`): a revocation heard with the changes (the token was
+replaced, the player disabled) ends the player's streams with any other token, in
+every process; without notifications, or when one is lost, each catch-up compares
+the sessions with the players' rows.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ from games.live.notify import (
     parse_player_payload,
     parse_revoke_payload,
 )
+from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
-from players.models import Player
 from unoservice import metrics, presence, stream_caps
 
 log = logging.getLogger(__name__)
@@ -162,20 +162,6 @@ class PlayerChannel:
             done.set_result(None)
 
 
-@dataclass(eq=False)
-class Session:
-    """An open stream's (or waiting long poll's) hold on its player's token: `ended`
-    resolves when that token stops working (replaced, or the player disabled)."""
-
-    player_id: str
-    token_hash: str
-    ended: asyncio.Future[None] = field(default_factory=lambda: _future())
-
-    def end(self) -> None:
-        if not self.ended.done():
-            self.ended.set_result(None)
-
-
 class Attendance:
     """One open stream's part in its game's spectator count."""
 
@@ -230,8 +216,8 @@ class Hub:
         self.presence_writer = ThreadPoolExecutor(1, thread_name_prefix="hub-presence")
         # The places of the streams open here under the caps (renewed with presence).
         self.places: set[stream_caps.Place] = set()
-        # The signed-in streams open here, per player id.
-        self.sessions: dict[str, set[Session]] = {}
+        # The streams open here signed in with their tokens.
+        self.sessions = Sessions()
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -362,30 +348,6 @@ class Hub:
             with contextlib.suppress(RuntimeError):
                 self.presence_writer.submit(stream_caps.release, [place])
 
-    @contextlib.contextmanager
-    def signed_in(self, player: Player | None) -> Iterator[Session | None]:
-        """Sign a stream of `player` in while the block runs (None: no player, a staff
-        session's stream, signs nothing in)."""
-        if player is None:
-            yield None
-            return
-        session = Session(str(player.pk), player.token_hash)
-        self.sessions.setdefault(session.player_id, set()).add(session)
-        try:
-            yield session
-        finally:
-            held = self.sessions.get(session.player_id)
-            if held is not None:
-                held.discard(session)
-                if not held:
-                    del self.sessions[session.player_id]
-
-    def revoke(self, player_id: str, kept_token_hash: str | None) -> None:
-        """End the streams of `player_id` signed in with any token but the kept one."""
-        for session in list(self.sessions.get(player_id, ())):
-            if session.token_hash != kept_token_hash:
-                session.end()
-
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""
         group = str(channel.game_id)
@@ -486,7 +448,7 @@ class Hub:
                             continue
                         revoked = parse_revoke_payload(note.payload)
                         if revoked is not None:
-                            self.revoke(*revoked)
+                            self.sessions.revoke(*revoked)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -510,6 +472,7 @@ class Hub:
     async def _catch_up(self) -> None:
         """One query for the last seq of every watched game, and one for the open
         games of every player a lobby stream follows."""
+        self.sessions.forget_old()
         if self.sessions:
             await self._catch_up_sessions()
         if self.players:
@@ -526,14 +489,14 @@ class Hub:
             self.heard(game_id, seq)
 
     async def _catch_up_sessions(self) -> None:
-        player_ids = list(self.sessions)
+        player_ids = list(self.sessions.open)
+        began = time.monotonic()
         try:
-            tokens = await self.read(lambda: _usable_tokens(player_ids))
+            tokens = await self.read(lambda: usable_tokens(player_ids))
         except Exception:
             log.warning("could not read the signed-in players' tokens", exc_info=True)
             return
-        for player_id in player_ids:
-            self.revoke(player_id, tokens.get(player_id))
+        self.sessions.stale(tokens, began)
 
     async def _catch_up_players(self) -> None:
         player_ids = list(self.players)
@@ -561,12 +524,6 @@ def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], pre
     `after`, and who is present (rendered in the views of this change)."""
     game, events = selectors.game_with_recent_events(game_id, after, KEPT_EVENTS)
     return game, events, selectors.presence_of(game)
-
-
-def _usable_tokens(player_ids: list[str]) -> dict[str, str]:
-    """The token hash of each of these players who is not disabled."""
-    rows = Player.objects.filter(pk__in=player_ids, disabled_at__isnull=True)
-    return {str(pk): token_hash for pk, token_hash in rows.values_list("pk", "token_hash")}
 
 
 def _conninfo() -> str:

@@ -33,7 +33,8 @@ from django.utils import timezone
 from games import selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Channel, Hub, PlayerChannel, Session, Snapshot, hub, timed_delivery
+from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, timed_delivery
+from games.live.sessions import Session
 from games.live.sse import (
     RETRY_MILLISECONDS,
     STREAM_HEADERS,
@@ -170,7 +171,7 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
     try:
         with (
             live.hold(place),
-            live.signed_in(player) as session,
+            live.sessions.signed_in(player) as session,
             live.watch_player(player_id) as mine,
             live.present(player_id),
             metrics.STREAMS_OPEN.labels("lobby").track_inprogress(),

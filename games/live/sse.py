@@ -20,7 +20,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Attendance, Channel, Hub, Session, Snapshot, hub, timed_delivery
+from games.live.hub import Attendance, Channel, Hub, Snapshot, hub, timed_delivery
+from games.live.sessions import Session
 from games.models import Event, Game, GameStatus, Visibility
 from games.serializers import MAX_WAIT_SECONDS
 from players.auth import bearer_player
@@ -187,7 +188,7 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
     try:
         with (
             live.hold(place),
-            live.signed_in(watcher.player) as session,
+            live.sessions.signed_in(watcher.player) as session,
             live.watch(parsed_id, stream=True) as channel,
         ):
             try:
@@ -360,7 +361,7 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
         try:
             with (
                 live.hold(place),
-                live.signed_in(poller) as session,
+                live.sessions.signed_in(poller) as session,
                 metrics.LONG_POLLS_WAITING.labels("events").track_inprogress(),
             ):
                 assert session is not None
