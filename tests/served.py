@@ -26,12 +26,14 @@ START_SECONDS = 60.0
 
 def shared_cache_url() -> str:
     """The Redis the server's processes share their cache in: CACHE_URL when the tests
-    have one, else the broker's Redis ten databases further on (never the broker's own
-    database, which the tests purge)."""
+    have one, else the tests' Redis (the broker's, or REDIS_URL) ten databases further
+    on (never the broker's own database, which the tests purge)."""
     configured = os.environ.get("CACHE_URL")
     if configured:
         return configured
-    parts = urlsplit(str(settings.CELERY_BROKER_URL))
+    broker = str(settings.CELERY_BROKER_URL)
+    redis_url = broker if broker.startswith(("redis://", "rediss://")) else os.environ["REDIS_URL"]
+    parts = urlsplit(redis_url)
     number = int(parts.path.strip("/") or 0) + 10
     return urlunsplit(parts._replace(path=f"/{number}"))
 

@@ -19,7 +19,7 @@ from unoservice.errors import TooManyStreams
 ADDRESS = "203.0.113.9"
 
 
-@pytest.fixture(params=["redis", "memory"])
+@pytest.fixture(params=[pytest.param("redis", marks=pytest.mark.redis), "memory"])
 def store(
     request: pytest.FixtureRequest, settings, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[redis.Redis | None]:
@@ -30,15 +30,10 @@ def store(
         monkeypatch.setattr(stream_caps, "_store", lambda: stream_caps._memory)
         yield None
         return
-    request.applymarker(pytest.mark.redis)
     from tests.served import shared_cache_url
 
     url = shared_cache_url()
     client = redis.Redis.from_url(url)
-    try:
-        client.ping()
-    except redis.RedisError as error:
-        pytest.fail(f"needs Redis at {url}: {error}")
     backend = RedisCache(url, {})
     monkeypatch.setattr(stream_caps, "_store", lambda: stream_caps._Redis(backend))
     client.flushdb()
