@@ -282,9 +282,11 @@ class Lobby:
             channel = holding.__enter__()
             try:
                 snapshot = await self.live.snapshot(channel)
-            except Game.DoesNotExist:
+            except BaseException as error:  # the game is gone, or the stream cancelled
                 holding.__exit__(None, None, None)
-                continue
+                if isinstance(error, Game.DoesNotExist):
+                    continue
+                raise
             if discovered:
                 frames.append(derive(DISCOVERED, snapshot, [], self.player))
             else:
