@@ -9,6 +9,7 @@ equivalent of::
 
     DEBUG=false SECRET_KEY=bench ALLOWED_HOSTS=127.0.0.1 BENCH_FLOOR=true \\
     THROTTLE_RATE_PLAYER=1000000/min THROTTLE_RATE_ANONYMOUS=1000000/min \\
+    MAX_STREAMS_PER_ADDRESS=1000000 MAX_CONNECTIONS_PER_ADDRESS=1000000 \\
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/uno_bench \\
     .venv/bin/gunicorn unoservice.wsgi -w 2 -k gthread --threads 3 -b 127.0.0.1:8000
 
@@ -140,6 +141,11 @@ def bench_environment(database_url: str) -> dict[str, str]:
             "BENCH_FLOOR": "true",
             "THROTTLE_RATE_PLAYER": NO_LIMIT,
             "THROTTLE_RATE_ANONYMOUS": NO_LIMIT,
+            # Every client of a benchmark comes from 127.0.0.1: the caps on the streams
+            # and connections one address holds open are lifted with the rates (a
+            # player's cap and a process's stay).
+            "MAX_STREAMS_PER_ADDRESS": "1000000",
+            "MAX_CONNECTIONS_PER_ADDRESS": "1000000",
             # The load clients deal from seeds of their own, so runs repeat.
             "CLIENT_SEEDS": "true",
             "DATABASE_URL": database_url,

@@ -99,6 +99,10 @@ _HIDDEN = (
 _WRONG_CODES = (
     "rate_limited: too many requests, or too many wrong invite codes from you or your address"
 )
+_TOO_MANY_STREAMS = (
+    f"{_WRONG_CODES}; too_many_streams: the player or the address holds as many open "
+    "streams and waiting long polls as its cap"
+)
 # An action on a private game the caller may not see: 404, where a public game says 403.
 _HIDDEN_TO_ACTIONS = "not_found: no such game, or a private game you are not among the players of"
 
@@ -630,7 +634,9 @@ class GameEventsView(APIView):
         parameters=[GAME_ID, EventsQuery, INVITE_CODE, *COMMON_HEADERS],
         responses={
             200: EventsPageOut,
-            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+            **error_responses(
+                400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _TOO_MANY_STREAMS}
+            ),
         },
     )
     def get(self, request: Request, game_id: str) -> Response:
@@ -793,7 +799,9 @@ class GameStreamView(APIView):
                 "after each change; `: ping` at least every 15 s; `event: end` when the game "
                 "is over"
             ),
-            **error_responses(400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _WRONG_CODES}),
+            **error_responses(
+                400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _TOO_MANY_STREAMS}
+            ),
         },
     )
     def get(self, request: Request, game_id: str) -> HttpResponse:
@@ -878,7 +886,7 @@ class LobbyStreamView(APIView):
                 "`game_finished` `{game, winner, rating}` and `rematch_offered` "
                 "`{game, by}`; `: ping` at least every 15 s"
             ),
-            **error_responses(401, 429),
+            **error_responses(401, 429, descriptions={429: _TOO_MANY_STREAMS}),
         },
     )
     def get(self, request: Request) -> HttpResponse:

@@ -5,3 +5,9 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        from games.live.revoke import on_token_revoked
+        from players.signals import token_revoked
+
+        token_revoked.connect(on_token_revoked, dispatch_uid="games.live.revoke")

@@ -1,4 +1,5 @@
-"""``POST /players`` (a guest account) and ``GET /players/me``."""
+"""``POST /players`` (a guest account), ``GET /players/me``, ``POST /players/me/token``
+(a new token) and the leaderboard."""
 
 from __future__ import annotations
 
@@ -172,6 +173,33 @@ class PlayerMeView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))
+
+
+class PlayerTokenView(APIView):
+    @extend_schema(
+        summary="Sign out everywhere: a new token",
+        description="Replaces the caller's token with a new one, answered once (only a "
+        "hash of it is kept). The old token stops working at once: requests with it are "
+        "401, its unused stream tickets are refused, and the streams opened with it or "
+        "with its tickets end within a moment, on every server. No body. The answer is "
+        "never kept for an Idempotency-Key (it holds a credential): a retry with the "
+        "same key, sent with the old token, is 401.",
+        request=None,
+        responses={
+            200: PlayerCreatedOut,
+            **error_responses(
+                400, 401, 429, descriptions={400: "invalid_request: a malformed Idempotency-Key"}
+            ),
+        },
+        parameters=IDEMPOTENT_HEADERS,
+    )
+    def post(self, request: Request) -> Response:
+        def replace() -> Response:
+            player, token = services.player_new_token(player_id=current_player(request).pk)
+            return Response({"id": str(player.pk), "name": player.name, "token": token})
+
+        # The answer holds the new token, which is never stored.
+        return idempotent(request, replace, answer_is_secret=True)
 
 
 PAGE_PARAMETER = OpenApiParameter(

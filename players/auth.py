@@ -10,7 +10,8 @@ from rest_framework.request import Request
 
 from players.models import Player, hash_token
 from unoservice import fastsql, presence
-from unoservice.errors import NotAuthenticated
+from unoservice.api_errors import ServiceAuthenticationFailed
+from unoservice.errors import NotAuthenticated, PlayerDisabled
 
 MAX_TOKEN_LENGTH = 200
 
@@ -23,7 +24,8 @@ def player_by_token(token: str) -> Player | None:
 
 def bearer_player(header: str) -> tuple[Player, str]:
     """The player (and token) of an ``Authorization: Bearer <token>`` header; raises
-    `NotAuthenticated` for any other header or an unknown token."""
+    `NotAuthenticated` for any other header or an unknown token, `PlayerDisabled`
+    for a disabled player's."""
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
@@ -31,6 +33,8 @@ def bearer_player(header: str) -> tuple[Player, str]:
     player = player_by_token(token)
     if player is None:
         raise NotAuthenticated("unknown token")
+    if player.disabled_at is not None:
+        raise PlayerDisabled("this player is disabled")
     return player, token
 
 
@@ -46,6 +50,8 @@ class BearerTokenAuthentication(BaseAuthentication):
             return None
         try:
             player, token = bearer_player(header)
+        except PlayerDisabled as error:
+            raise ServiceAuthenticationFailed(error) from None
         except NotAuthenticated as error:
             raise AuthenticationFailed(error.message) from None
         # The player is online: a cache write at most every few seconds per process.

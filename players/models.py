@@ -31,6 +31,11 @@ class Player(models.Model):
     games_won = models.PositiveIntegerField(default=0)
     rounds_won = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0)
+    # Set by an operator (`services.player_disable`): every token of the player is
+    # refused, their streams end. Who did it and why are kept with it.
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_by = models.CharField(max_length=150, blank=True, default="")
+    disabled_reason = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]

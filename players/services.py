@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from players.models import Player, hash_token
-from unoservice.errors import InvalidRequest
+from players.signals import token_revoked
+from unoservice.errors import InvalidRequest, PlayerDisabled
+
+log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 32
 
@@ -47,4 +52,56 @@ def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
         player = Player.objects.select_for_update().get(pk=player_id)
         player.user = user
         player.save(update_fields=["user"])
+    return player
+
+
+def _revoke(player: Player, kept_token_hash: str | None) -> None:
+    """In the caller's transaction: every token of the player but the kept one stops
+    working, with its stream tickets and, once it commits, its open streams in every
+    server process (the games app's receiver of `token_revoked`)."""
+    token_revoked.send(sender=Player, player=player, kept_token_hash=kept_token_hash)
+
+
+def player_new_token(*, player_id: uuid.UUID | str) -> tuple[Player, str]:
+    """Sign the player out everywhere: a new token replaces theirs, which stops
+    working at once, with its tickets and open streams. Returns the player and the new
+    token, shown only this once. Locks the player row."""
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        if player.disabled_at is not None:
+            raise PlayerDisabled("this player is disabled")
+        player.token_hash = hash_token(token)
+        player.save(update_fields=["token_hash"])
+        _revoke(player, player.token_hash)
+    return player, token
+
+
+def player_disable(*, player_id: uuid.UUID | str, by: str, reason: str = "") -> Player:
+    """An operator (`by`, their username) disables the player: every request with their
+    token is refused (401 player_disabled), their tickets and open streams end.
+    Disabling a disabled player changes nothing. Locks the player row."""
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        if player.disabled_at is None:
+            player.disabled_at = timezone.now()
+            player.disabled_by = by
+            player.disabled_reason = reason.strip()[:200]
+            player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
+        _revoke(player, None)
+    log.info("player %s disabled by %s", player.pk, player.disabled_by)
+    return player
+
+
+def player_enable(*, player_id: uuid.UUID | str, by: str) -> Player:
+    """An operator (`by`) enables a disabled player again: their token works again.
+    The record of the disabling goes; the admin's history keeps who enabled them.
+    Locks the player row."""
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        player.disabled_at = None
+        player.disabled_by = ""
+        player.disabled_reason = ""
+        player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
+    log.info("player %s enabled by %s", player.pk, by)
     return player

@@ -201,10 +201,11 @@ def _fresh_cache() -> None:
     test inherits another's."""
     from django.core.cache import cache
 
-    from unoservice import health, presence, shedding
+    from unoservice import health, presence, shedding, stream_caps
 
     cache.clear()
     presence.forget()
+    stream_caps.forget()
     health.last_answer.forget()
     shedding.forget()
 

@@ -8,8 +8,8 @@ a test needs. The `served` fixture is one started once per test module (tests us
 it commit: it takes `transactional_db`). Counters that live in the server's cache
 (rate limits) are kept apart between tests by the client's address: every
 `Served.client()` sends from an address of the loopback network that no other client
-used, so a test starts with nobody's counts but its own. It inherits the test
-process's CACHE_URL, so that with Redis the counts are shared, as in a deployment."""
+used, so a test starts with nobody's counts but its own. Its processes share a cache
+in Redis (`shared_cache_url`), as a deployment's do, emptied when a server starts."""
 
 from __future__ import annotations
 
@@ -25,8 +25,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import redis
+from django.conf import settings
 
 from tests.support import free_port, log_tails, spawn, stop_groups, wait_until
 from tests.workers import database_url
@@ -116,6 +119,17 @@ class Served:
     folder: Path
     process: subprocess.Popen[bytes]
 
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self, method: str, path: str, *, token: str | None = None, body: Any = None
+    ) -> tuple[int, dict[str, str], Any]:
+        """One request from 127.0.0.1 to the full `path`: (status, headers, JSON body)."""
+        answer = Client(self.port, "127.0.0.1", token).request(method, path, body)
+        return answer.status, answer.headers, answer.body
+
     def client(self, token: str | None = None) -> Client:
         """A client at an address no other client of this run used."""
         return Client(self.port, next(_ADDRESSES), token)
@@ -160,6 +174,20 @@ def together(calls: Sequence[Callable[[], Answer]]) -> list[Answer]:
     return done
 
 
+def shared_cache_url() -> str:
+    """The Redis the server's processes share their cache in: CACHE_URL when the tests
+    have one, else the tests' Redis (the broker's, or REDIS_URL) ten databases further
+    on (never the broker's own database, which the tests purge)."""
+    configured = os.environ.get("CACHE_URL")
+    if configured:
+        return configured
+    broker = str(settings.CELERY_BROKER_URL)
+    redis_url = broker if broker.startswith(("redis://", "rediss://")) else os.environ["REDIS_URL"]
+    parts = urlsplit(redis_url)
+    number = int(parts.path.strip("/") or 0) + 10
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
 ENV = {
     "DJANGO_SETTINGS_MODULE": "unoservice.settings",
     "DEBUG": "false",
@@ -190,16 +218,18 @@ def serving(
     More API threads than the default 4: requests sent together are served together,
     as on a busier deployment, so that a race in the service shows."""
     port = free_port()
+    # The processes count rate limits and stream places together, as a deployment's
+    # do; what an earlier server counted there is gone.
+    cache_url = shared_cache_url()
+    if "CACHE_URL" not in os.environ:
+        redis.Redis.from_url(cache_url).flushdb()
     argv = [sys.executable, "-m", "unoservice.serve", "--port", str(port)]
     argv += ["--workers", str(workers), "--threads", str(threads)]
     if open_files is not None:
         # prlimit runs the server under that limit (which it lifts no further).
         argv = ["prlimit", f"--nofile={open_files}:{open_files}", *argv]
-    process = spawn(
-        argv,
-        log=folder / "api.log",
-        env={**os.environ, "DATABASE_URL": database_url(), **ENV, **(env or {})},
-    )
+    base = {**os.environ, "DATABASE_URL": database_url(), "CACHE_URL": cache_url}
+    process = spawn(argv, log=folder / "api.log", env={**base, **ENV, **(env or {})})
     served = Served(port, folder, process)
 
     def healthy() -> bool:

@@ -89,6 +89,16 @@ def _flatten_validation(detail: Any) -> tuple[str, dict[str, Any]]:
     return message, {"fields": fields}
 
 
+class ServiceAuthenticationFailed(drf.AuthenticationFailed):
+    """A `ServiceError` raised while authenticating, carried as the exception DRF
+    expects there (DRF lets only its own through authentication), answered as the
+    service error it carries."""
+
+    def __init__(self, error: ServiceError) -> None:
+        super().__init__(error.message, code=error.code)
+        self.error = error
+
+
 _DRF_CODES: dict[type[drf.APIException], tuple[int, str]] = {
     drf.NotAuthenticated: (401, "not_authenticated"),
     drf.AuthenticationFailed: (401, "not_authenticated"),
@@ -118,6 +128,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's EXCEPTION_HANDLER: every error leaves in the API shape, never as a 500
     page. (Services roll their own transaction back by raising through it.)"""
     headers: dict[str, str] = {}
+    if isinstance(exc, ServiceAuthenticationFailed):
+        exc = exc.error
     if isinstance(exc, ServiceError):
         status, code, message, details = exc.status, exc.code, exc.message, exc.details
         if status == 429 and "retry_after" in details:

@@ -1,10 +1,10 @@
 """The client address that per-address limits count by, for code outside DRF.
 
 DRF's throttles find it from ``REST_FRAMEWORK["NUM_PROXIES"]``; the admin's login
-lockout (django-axes) calls `client_address`, and the limit of wrong invite codes
-per address `address_in` (it counts on the stream's path too, where there is no
-Django request), which apply the same rule to the ``NUM_PROXIES`` setting, so all
-count a client under the same address.
+lockout (django-axes) calls `client_address`; the limit of wrong invite codes per
+address, the caps on open streams and the refusals the ASGI layer repeats call
+`address_in` (they count where there is no Django request too): all apply the same
+rule to the ``NUM_PROXIES`` setting, so all count a client under the same address.
 """
 
 from __future__ import annotations

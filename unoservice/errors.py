@@ -28,6 +28,12 @@ class NotAuthenticated(ServiceError):
     status, code = 401, "not_authenticated"
 
 
+class PlayerDisabled(NotAuthenticated):
+    """The token is a disabled player's: refused like an unknown one, but saying why."""
+
+    status, code = 401, "player_disabled"
+
+
 class Forbidden(ServiceError):
     status, code = 403, "forbidden"
 
@@ -95,6 +101,10 @@ class HeadersTooLarge(ServiceError):
 
 class RateLimited(ServiceError):
     status, code = 429, "rate_limited"
+
+
+class TooManyStreams(ServiceError):
+    status, code = 429, "too_many_streams"
 
 
 class ServiceUnavailable(ServiceError):

@@ -16,7 +16,7 @@ from rest_framework import serializers
 # The `error.code` values each status carries (docs/api.md, Errors).
 ERROR_CODES: dict[int, tuple[str, ...]] = {
     400: ("invalid_request",),
-    401: ("not_authenticated",),
+    401: ("not_authenticated", "player_disabled"),
     403: ("forbidden",),
     404: ("not_found",),
     405: ("method_not_allowed",),
@@ -31,14 +31,15 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
-    429: ("rate_limited",),
+    429: ("rate_limited", "too_many_streams"),
     500: ("log_corrupt",),
     503: ("service_unavailable",),
 }
 
 _DESCRIPTIONS = {
     400: "invalid_request: malformed body or parameters",
-    401: "not_authenticated: missing or bad token",
+    401: "not_authenticated: missing or bad token; player_disabled: an operator disabled "
+    "the player",
     403: "forbidden: not seated, not the host, or staff-only",
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",

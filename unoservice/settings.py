@@ -225,6 +225,11 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 
+# Game streams, lobby streams and long polls that wait, held open together at once by
+# one player and by one client address (`unoservice.stream_caps`): 429 beyond.
+MAX_STREAMS_PER_PLAYER = env_int("MAX_STREAMS_PER_PLAYER", 32)
+MAX_STREAMS_PER_ADDRESS = env_int("MAX_STREAMS_PER_ADDRESS", 256)
+
 # Rate-limit counters and presence. CACHE_URL (redis://...) shares them between processes; the
 # default keeps them per process.
 CACHES = {"default": cache_config(os.environ.get("CACHE_URL"))}

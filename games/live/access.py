@@ -31,9 +31,15 @@ from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
 from unoservice import presence
 from unoservice.api_errors import error_body
-from unoservice.errors import InvalidRequest, NotAuthenticated, RateLimited, ServiceError
+from unoservice.errors import (
+    InvalidRequest,
+    NotAuthenticated,
+    PlayerDisabled,
+    RateLimited,
+    ServiceError,
+)
 from unoservice.fields import is_query_integer
-from unoservice.throttling import PlayerRateThrottle
+from unoservice.throttling import PlayerRateThrottle, refused_unauthenticated
 
 
 @dataclass
@@ -80,7 +86,7 @@ def open_stream(
         if watcher.player is not None:
             _admit(watcher.player, meta)
     except ServiceError as error:
-        return refusal(error)
+        return refusal(_unless_flooding(error, headers, meta))
     watcher.code = query.get("code")
     return watcher, parsed_id, resume
 
@@ -105,8 +111,24 @@ def open_lobby_stream(
             player = bearer_player(header)[0]
         _admit(player, meta)
     except ServiceError as error:
-        return refusal(error)
+        return refusal(_unless_flooding(error, headers, meta))
     return player
+
+
+def _unless_flooding(
+    error: ServiceError, headers: dict[str, str], meta: dict[str, Any]
+) -> ServiceError:
+    """A 401 counts against its address's limit of requests without a valid token,
+    as the API's do: past it, the refusal is a 429."""
+    if error.status != 401:
+        return error
+    with_credentials = {**meta, "HTTP_AUTHORIZATION": headers.get("authorization", "")}
+    # The throttle reads only `user` and `META` of a request.
+    request = cast(Request, SimpleNamespace(user=None, META=with_credentials))
+    wait = refused_unauthenticated(request)
+    if wait is None:
+        return error
+    return RateLimited("too many requests without a valid token", details={"retry_after": wait})
 
 
 def _admit(player: Player, meta: dict[str, Any]) -> None:
@@ -123,7 +145,11 @@ def _admit(player: Player, meta: dict[str, Any]) -> None:
 def _redeem(ticket: str, game_id: uuid.UUID | None) -> Player | None:
     if not 0 < len(ticket) <= MAX_TOKEN_LENGTH:
         return None
-    return services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
+    player = services.stream_ticket_redeem(ticket=ticket, game_id=game_id)
+    # Disabling removes the player's tickets; one redeemed at that very moment too.
+    if player is not None and player.disabled_at is not None:
+        raise PlayerDisabled("this player is disabled")
+    return player
 
 
 def hidden(game: Game, watcher: Watcher, *, meta: dict[str, Any]) -> Refusal | None:

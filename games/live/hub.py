@@ -27,7 +27,15 @@ behind the table catches up.
 The hub also keeps this process's share of presence (`unoservice.presence`): the
 players with a stream open here and, per game, its spectators' streams, written to
 the cache when a spectator comes or goes and refreshed every
-`PRESENCE_HEARTBEAT_SECONDS`, in order, on a thread of its own.
+`PRESENCE_HEARTBEAT_SECONDS`, in order, on a thread of its own. The same heartbeat
+renews the places this process's streams hold under the caps on open streams
+(`unoservice.stream_caps`), and a stream that ends frees its place on that thread.
+
+Every stream opened by a player is signed in with the token it was opened with
+(`games.live.sessions`): a revocation heard with the changes (the token was
+replaced, the player disabled) ends the player's streams with any other token, in
+every process; without notifications, or when one is lost, each catch-up compares
+the sessions with the players' rows.
 """
 
 from __future__ import annotations
@@ -50,9 +58,15 @@ from django.utils import timezone
 
 from games import selectors
 from games.engine import GameState
-from games.live.notify import CHANNEL, parse_payload, parse_player_payload
+from games.live.notify import (
+    CHANNEL,
+    parse_payload,
+    parse_player_payload,
+    parse_revoke_payload,
+)
+from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
-from unoservice import metrics, presence
+from unoservice import metrics, presence, stream_caps
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +148,10 @@ class PlayerChannel:
     watchers: int = 0
     # The games the player was last found in or heard to get a seat in: what their
     # lobby streams follow. The poll and the heal compare it with the waiting and
-    # running games the database has (and drop the others).
+    # running games the database has, and drop the others but those heard of since
+    # the read began (`heard_at`, monotonic times): it stays bounded.
     games: frozenset[uuid.UUID] = frozenset()
+    heard_at: dict[uuid.UUID, float] = field(default_factory=dict)
     version: int = 0
     changed: asyncio.Future[None] = field(default_factory=lambda: _future())
 
@@ -198,6 +214,10 @@ class Hub:
         self.streaming: Counter[str] = Counter()
         self.publisher = presence.Publisher()
         self.presence_writer = ThreadPoolExecutor(1, thread_name_prefix="hub-presence")
+        # The places of the streams open here under the caps (renewed with presence).
+        self.places: set[stream_caps.Place] = set()
+        # The streams open here signed in with their tokens.
+        self.sessions = Sessions()
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -224,6 +244,10 @@ class Hub:
         self.tasks.clear()
         await asyncio.get_running_loop().run_in_executor(
             self.presence_writer, self.publisher.withdraw
+        )
+        held, self.places = list(self.places), set()
+        await asyncio.get_running_loop().run_in_executor(
+            self.presence_writer, stream_caps.release, held
         )
         self.presence_writer.shutdown(wait=False)
         await close_thread_connections(self.readers, READER_THREADS)
@@ -282,6 +306,7 @@ class Hub:
         channel = self.players.get(player_id)
         if channel is not None:
             channel.games |= {game_id}
+            channel.heard_at[game_id] = time.monotonic()
             channel.wake()
 
     @contextlib.contextmanager
@@ -310,6 +335,19 @@ class Hub:
                 if self.streaming[player_id] <= 0:
                     del self.streaming[player_id]
 
+    @contextlib.contextmanager
+    def hold(self, place: stream_caps.Place) -> Iterator[None]:
+        """Keep a place under the caps on open streams while the block runs (renewed
+        by the heartbeat); free it the moment the block ends."""
+        self.places.add(place)
+        try:
+            yield
+        finally:
+            self.places.discard(place)
+            # After the hub stopped, its places were released with it.
+            with contextlib.suppress(RuntimeError):
+                self.presence_writer.submit(stream_caps.release, [place])
+
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""
         group = str(channel.game_id)
@@ -324,6 +362,10 @@ class Hub:
             counts = {str(c.game_id): c.spectators for c in self.channels.values() if c.spectators}
             await asyncio.get_running_loop().run_in_executor(
                 self.presence_writer, self.publisher.heartbeat, players, counts
+            )
+            places = list(self.places)
+            await asyncio.get_running_loop().run_in_executor(
+                self.presence_writer, stream_caps.renew, places
             )
 
     def heard_from_listener(self, game_id: uuid.UUID, seq: int) -> None:
@@ -403,6 +445,10 @@ class Hub:
                         seated = parse_player_payload(note.payload)
                         if seated is not None:
                             self.heard_player(*seated)
+                            continue
+                        revoked = parse_revoke_payload(note.payload)
+                        if revoked is not None:
+                            self.sessions.revoke(*revoked)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -426,6 +472,9 @@ class Hub:
     async def _catch_up(self) -> None:
         """One query for the last seq of every watched game, and one for the open
         games of every player a lobby stream follows."""
+        self.sessions.forget_old()
+        if self.sessions:
+            await self._catch_up_sessions()
         if self.players:
             await self._catch_up_players()
         ids = list(self.channels)
@@ -439,21 +488,35 @@ class Hub:
         for game_id, seq in rows:
             self.heard(game_id, seq)
 
+    async def _catch_up_sessions(self) -> None:
+        player_ids = list(self.sessions.open)
+        began = time.monotonic()
+        try:
+            tokens = await self.read(lambda: usable_tokens(player_ids))
+        except Exception:
+            log.warning("could not read the signed-in players' tokens", exc_info=True)
+            return
+        self.sessions.stale(tokens, began)
+
     async def _catch_up_players(self) -> None:
         player_ids = list(self.players)
+        began = time.monotonic()
         try:
             found = await self.read(lambda: selectors.open_games_of(player_ids))
         except Exception:
             log.warning("could not read the followed players' games", exc_info=True)
             return
-        for player_id, games in found.items():
+        for player_id in player_ids:
             channel = self.players.get(player_id)
-            if channel is None or games <= channel.games:
+            if channel is None:
                 continue
-            # Games are only added: one heard of just now may be missing from a read
-            # that began before it committed.
-            channel.games |= games
-            channel.wake()
+            # A game heard of since the read began may be missing from it: kept.
+            channel.heard_at = {g: at for g, at in channel.heard_at.items() if at >= began}
+            games = found.get(player_id, frozenset()) | frozenset(channel.heard_at)
+            added = not games <= channel.games
+            channel.games = games
+            if added:
+                channel.wake()
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:

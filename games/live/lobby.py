@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import functools
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +34,7 @@ from games import selectors
 from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, timed_delivery
+from games.live.sessions import Session
 from games.live.sse import (
     RETRY_MILLISECONDS,
     STREAM_HEADERS,
@@ -45,6 +48,7 @@ from games.live.sse import (
     _send_json,
     _until_disconnected,
     _write,
+    take_place,
 )
 from games.models import Event, Game, GameStatus
 from players.models import Player
@@ -145,7 +149,7 @@ def _rating_of(events: Sequence[Event], player: Player) -> dict[str, Any] | None
 
 async def stream(scope: Scope, receive: Receive, send: Send) -> None:
     """``GET /api/v1/players/me/stream``: the lobby's events of the caller, until
-    they go or the server stops."""
+    they go, the server stops or the token it was opened with stops working."""
     live = hub()
     headers = _headers(scope)
     checked = await live.read(
@@ -159,38 +163,69 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
     player = checked
     player_id = str(player.pk)
     name_exchange(scope, player_id=player_id)
+    place = await take_place(live, send, player, _meta(scope, headers))
+    if place is None:
+        return
     disconnected = asyncio.ensure_future(_until_disconnected(receive))
+    lobby: Lobby | None = None
     try:
         with (
+            live.hold(place),
+            live.sessions.signed_in(player) as session,
             live.watch_player(player_id) as mine,
             live.present(player_id),
-            contextlib.ExitStack() as holding,
             metrics.STREAMS_OPEN.labels("lobby").track_inprogress(),
         ):
-            await Lobby(live, player, mine, holding, send, disconnected).serve()
+            assert session is not None
+            lobby = Lobby(live, player, mine, send, disconnected, session)
+            await lobby.serve()
     finally:
         disconnected.cancel()
+        if lobby is not None:
+            lobby.unfollow_all()
+
+
+@dataclass
+class Followed:
+    """A game a lobby stream follows: its channel (held), what it last saw of it."""
+
+    channel: Channel
+    seen: Seen
+    holding: contextlib.AbstractContextManager[Channel]
 
 
 class Lobby:
-    """One open lobby stream: the games it follows and what it saw of each."""
+    """One open lobby stream: the games it follows and what it saw of each.
+
+    What it follows stays bounded whatever its player does: the open games they sit
+    in (at most `MAX_OPEN_GAMES`), and the games that ended, which can still be
+    offered a rematch, as the opening counts them (at most `LOBBY_RECENT_GAMES`, for
+    `LOBBY_RECENT_OVER` after they ended, until their rematch is offered). A game the
+    player no longer sits in, or that ended otherwise, is dropped with its channel;
+    the ids of the last `FORGET_AFTER` dropped games are kept, lest the player's
+    channel, which learns late that a game is over, make it followed again."""
+
+    FORGET_AFTER = 256
 
     def __init__(
         self,
         live: Hub,
         player: Player,
         mine: PlayerChannel,
-        holding: contextlib.ExitStack,
         send: Send,
         disconnected: asyncio.Future[None],
+        session: Session,
     ) -> None:
         self.live = live
         self.player = player
         self.mine = mine
-        self.holding = holding  # the game channels held, released when the stream ends
         self.send = send
         self.disconnected = disconnected
-        self.followed: dict[uuid.UUID, tuple[Channel, Seen]] = {}
+        self.session = session
+        self.followed: dict[uuid.UUID, Followed] = {}
+        # The followed games that ended, with when they did.
+        self.over: dict[uuid.UUID, dt.datetime] = {}
+        self.dropped: OrderedDict[uuid.UUID, None] = OrderedDict()
 
     async def serve(self) -> None:
         player = self.player
@@ -209,23 +244,30 @@ class Lobby:
             # writing, with no future left to wake it.
             if self.mine.version != woken:
                 woken = self.mine.version
-                new = [game_id for game_id in self.mine.games if game_id not in self.followed]
+                new = [
+                    game_id
+                    for game_id in self.mine.games
+                    if game_id not in self.followed and game_id not in self.dropped
+                ]
                 await _write(self.send, await self._follow(new, discovered=True))
                 continue
             frames = await self._changes()
             if frames:
                 await _write(self.send, frames)
                 continue
-            waits = {channel.changed for channel, _ in self.followed.values()}
+            self._forget_old()
+            waits = {followed.channel.changed for followed in self.followed.values()}
             changed = {*waits, self.mine.changed}
             done, _ = await asyncio.wait(
-                {*changed, self.disconnected, self.live.closing},
+                {*changed, self.disconnected, self.live.closing, self.session.ended},
                 timeout=hub_module.HEAL_SECONDS,
                 return_when=asyncio.FIRST_COMPLETED,
             )
             if self.disconnected.done():
                 return
-            if self.live.closing.done():  # the server stops: the client reconnects
+            # The server stops (the client reconnects), or the token was replaced or
+            # its player disabled (reconnecting with it is a 401).
+            if self.live.closing.done() or self.session.ended.done():
                 await self.send({"type": "http.response.body", "body": b""})
                 return
             if not done:
@@ -236,22 +278,28 @@ class Lobby:
         the opening) or what the opening restates."""
         frames = []
         for game_id in game_ids:
-            channel = self.holding.enter_context(self.live.watch(game_id, stream=True))
+            holding = self.live.watch(game_id, stream=True)
+            channel = holding.__enter__()
             try:
                 snapshot = await self.live.snapshot(channel)
-            except Game.DoesNotExist:
-                continue
+            except BaseException as error:  # the game is gone, or the stream cancelled
+                holding.__exit__(None, None, None)
+                if isinstance(error, Game.DoesNotExist):
+                    continue
+                raise
             if discovered:
                 frames.append(derive(DISCOVERED, snapshot, [], self.player))
             else:
                 frames.append(opening_frames(snapshot, self.player))
-            self.followed[game_id] = (channel, seen(snapshot, self.player))
+            self.followed[game_id] = Followed(channel, seen(snapshot, self.player), holding)
+            self._keep_or_drop(snapshot)
         return b"".join(frames)
 
     async def _changes(self) -> bytes:
         """The frames of every followed game that changed since it was last seen."""
         frames = []
-        for game_id, (channel, before) in list(self.followed.items()):
+        for game_id, followed in list(self.followed.items()):
+            channel, before = followed.channel, followed.seen
             snapshot = channel.snapshot
             if snapshot is None or snapshot.seq <= before.seq:
                 continue
@@ -261,9 +309,61 @@ class Lobby:
                     functools.partial(selectors.events_between, game_id, before.seq, snapshot.seq)
                 )
             frames.append(derive(before, snapshot, events, self.player))
-            self.followed[game_id] = (channel, seen(snapshot, self.player))
+            followed.seen = seen(snapshot, self.player)
             timed_delivery(channel, snapshot, "lobby")
+            self._keep_or_drop(snapshot)
         return b"".join(frames)
+
+    def _keep_or_drop(self, snapshot: Snapshot) -> None:
+        """Keep following a game, as what it is now, or drop it: the player no longer
+        sits in it, or it ended and no rematch can be offered in it any more."""
+        game = snapshot.game
+        if not _sits_in(game, self.player):
+            self._drop(game.pk)
+        elif game.status in OVER:
+            ended_at = game.finished_at or timezone.now()
+            if game.started_at is None or game.rematch_id is not None or _long_over(ended_at):
+                self._drop(game.pk)
+                return
+            self.over[game.pk] = ended_at
+            while len(self.over) > selectors.LOBBY_RECENT_GAMES:
+                self._drop(min(self.over, key=self.over.__getitem__))
+
+    def _forget_old(self) -> None:
+        """Drop the games that ended longer ago than a rematch is followed."""
+        for game_id, ended_at in list(self.over.items()):
+            if _long_over(ended_at):
+                self._drop(game_id)
+
+    def _drop(self, game_id: uuid.UUID) -> None:
+        followed = self.followed.pop(game_id, None)
+        self.over.pop(game_id, None)
+        if followed is not None:
+            followed.holding.__exit__(None, None, None)
+        self.dropped[game_id] = None
+        self.dropped.move_to_end(game_id)
+        while len(self.dropped) > self.FORGET_AFTER:
+            self.dropped.popitem(last=False)
+
+    def unfollow_all(self) -> None:
+        """The stream ended: release every channel it holds."""
+        for followed in self.followed.values():
+            followed.holding.__exit__(None, None, None)
+        self.followed.clear()
+        self.over.clear()
+
+
+OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
+
+
+def _sits_in(game: Game, player: Player) -> bool:
+    """Whether the player still has a seat in the game (a bot may play it for them)."""
+    player_id = str(player.pk)
+    return any(entry["player"] and entry["player"]["id"] == player_id for entry in game.seating)
+
+
+def _long_over(ended_at: dt.datetime) -> bool:
+    return timezone.now() - ended_at > selectors.LOBBY_RECENT_OVER
 
 
 def opening(player: Player) -> bytes:

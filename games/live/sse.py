@@ -20,11 +20,15 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Attendance, Channel, Snapshot, hub, timed_delivery
+from games.live.hub import Attendance, Channel, Hub, Snapshot, hub, timed_delivery
+from games.live.sessions import Session
 from games.models import Event, Game, GameStatus, Visibility
 from games.serializers import MAX_WAIT_SECONDS
-from unoservice import metrics
-from unoservice.errors import NotFound
+from players.auth import bearer_player
+from players.models import Player
+from unoservice import metrics, stream_caps
+from unoservice.client_address import address_in
+from unoservice.errors import NotFound, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
@@ -81,6 +85,31 @@ async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]
         }
     )
     await send({"type": "http.response.body", "body": _json(body).encode()})
+
+
+async def take_place(
+    live: Hub, send: Send, player: Player | None, meta: dict[str, Any]
+) -> stream_caps.Place | None:
+    """A place under the caps on open streams for one more stream of `player` from
+    the request's address; None once the refusal (429 too_many_streams) is sent."""
+    address = address_in(meta)
+    player_id = None if player is None else player.pk
+    try:
+        return await live.read(lambda: stream_caps.take(player_id=player_id, address=address))
+    except ServiceError as error:
+        refused = access.refusal(error)
+        await _send_json(send, refused.status, refused.body, refused.headers)
+        return None
+
+
+def ended(session: Session | None) -> set[asyncio.Future[None]]:
+    """What a stream waits on for its token to stop working (nothing without one)."""
+    return set() if session is None else {session.ended}
+
+
+def revoked(session: Session | None) -> bool:
+    """Whether the token a stream was opened with stopped working."""
+    return session is not None and session.ended.done()
 
 
 async def _until_disconnected(receive: Receive) -> None:
@@ -152,9 +181,16 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
         await _send_json(send, checked.status, checked.body, checked.headers)
         return
     watcher, parsed_id, resume = checked
+    place = await take_place(live, send, watcher.player, _meta(scope, headers))
+    if place is None:
+        return
     disconnected = asyncio.ensure_future(_until_disconnected(receive))
     try:
-        with live.watch(parsed_id, stream=True) as channel:
+        with (
+            live.hold(place),
+            live.sessions.signed_in(watcher.player) as session,
+            live.watch(parsed_id, stream=True) as channel,
+        ):
             try:
                 snapshot = await live.snapshot(channel)
             except Game.DoesNotExist:
@@ -174,7 +210,9 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                 metrics.STREAMS_OPEN.labels("game").track_inprogress(),
             ):
                 attendance.spectate(watcher.seat(snapshot.game) is None)
-                await _serve(send, channel, snapshot, watcher, resume, attendance, disconnected)
+                await _serve(
+                    send, channel, snapshot, watcher, resume, attendance, disconnected, session
+                )
     finally:
         disconnected.cancel()
 
@@ -187,9 +225,11 @@ async def _serve(
     resume: int | None,
     attendance: Attendance,
     disconnected: asyncio.Future[None],
+    session: Session | None,
 ) -> None:
     """The stream once it is open: its opening, then each change, until the game is
-    over, the client goes or the server stops."""
+    over, the client goes, the server stops or the token it was opened with stops
+    working."""
     live = hub()
     await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
     opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
@@ -211,13 +251,15 @@ async def _serve(
             break
         changed = channel.changed
         await asyncio.wait(
-            {changed, disconnected, live.closing},
+            {changed, disconnected, live.closing, *ended(session)},
             timeout=hub_module.HEAL_SECONDS,
             return_when=asyncio.FIRST_COMPLETED,
         )
         if disconnected.done():
             return
-        if live.closing.done():  # the server stops: the client reconnects elsewhere
+        # The server stops (the client reconnects elsewhere), or the token was replaced
+        # or its player disabled (reconnecting with it is a 401).
+        if live.closing.done() or revoked(session):
             await send({"type": "http.response.body", "body": b""})
             return
         if not changed.done():
@@ -307,24 +349,39 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
             await _forward(send, status, headers, body)
             return
         channel.heard = max(channel.heard, page["last_seq"])
+        asked = _headers(scope)
+        poller = await live.read(lambda: _poller(asked))
+        if isinstance(poller, access.Refusal):
+            await _send_json(send, poller.status, poller.body, poller.headers)
+            return
+        place = await take_place(live, send, poller, _meta(scope, asked))
+        if place is None:
+            return
         disconnected = asyncio.ensure_future(_until_disconnected(receive))
         try:
-            with metrics.LONG_POLLS_WAITING.labels("events").track_inprogress():
+            with (
+                live.hold(place),
+                live.sessions.signed_in(poller) as session,
+                metrics.LONG_POLLS_WAITING.labels("events").track_inprogress(),
+            ):
+                assert session is not None
                 deadline = asyncio.get_running_loop().time() + int(query["wait"])
-                while channel.heard <= after:
+                while channel.heard <= after and not session.ended.done():
                     remaining = deadline - asyncio.get_running_loop().time()
                     if remaining <= 0:
                         break
                     await asyncio.wait(
-                        {channel.changed, disconnected},
+                        {channel.changed, disconnected, session.ended},
                         timeout=remaining,
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                     if disconnected.done():
                         return
+                revoked = session.ended.done()
         finally:
             disconnected.cancel()
-        if channel.heard > after:
+        # Asked again when the token stopped working: the API refuses it.
+        if channel.heard > after or revoked:
             woken = {
                 **now_scope,
                 "headers": [
@@ -334,6 +391,14 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
             }
             status, headers, body = await _ask(api, woken)
         await _forward(send, status, headers, body)
+
+
+def _poller(headers: dict[str, str]) -> Player | access.Refusal:
+    """The player of a long poll about to wait (the API has just let its token in)."""
+    try:
+        return bearer_player(headers.get("authorization", ""))[0]
+    except ServiceError as error:
+        return access.refusal(error)
 
 
 async def _ask(api: ASGIApp, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes]:

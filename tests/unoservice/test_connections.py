@@ -14,7 +14,8 @@ import pytest
 from tests import attacks
 from tests.served import Client, Served, serving
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+# The server works on the test database: the tests ask for it, and commit.
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 HEAD_TIMEOUT = 2
 BODY_TIMEOUT = 2
@@ -175,7 +176,6 @@ def test_a_request_that_is_not_http_is_answered_400_in_the_error_shape(server):
     assert b'"code": "invalid_request"' in outcome.answer
 
 
-@pytest.mark.usefixtures("django_db_setup")
 def test_one_address_at_its_connection_cap_leaves_the_others_served(tmp_path):
     env = {"MAX_CONNECTIONS_PER_ADDRESS": "20", "HTTP_HEAD_TIMEOUT": "60"}
     with serving(tmp_path, env) as api:
@@ -194,7 +194,6 @@ def test_one_address_at_its_connection_cap_leaves_the_others_served(tmp_path):
         assert status == 200
 
 
-@pytest.mark.usefixtures("django_db_setup")
 def test_the_connection_cap_keeps_files_for_the_process_under_its_open_file_limit(tmp_path):
     with serving(tmp_path, {"HTTP_HEAD_TIMEOUT": "60"}, open_files=400) as api:
         # Opened before the flood: the process still serves it at its cap.

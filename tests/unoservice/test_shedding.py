@@ -10,7 +10,8 @@ import pytest
 
 from tests.served import Client, Served, serving
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+# The server works on the test database: the tests ask for it, and commit.
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 LIMIT = 5
 # On every answer of Django's (its clickjacking middleware), on none of the ASGI layer's.
@@ -54,3 +55,10 @@ def test_a_flood_of_a_bad_token_is_refused_before_django_and_a_player_there_play
     other = Client(server.port, address.address, "another-bad-token").get("/games")
     assert other.status == 429
     assert DJANGO_MARK in other.headers
+
+
+def test_a_flood_of_bad_tokens_on_the_lobby_stream_is_limited_like_the_api(server):
+    flooder = Client(server.port, server.client().address, "not-a-token")
+    answers = [flooder.get("/api/v1/players/me/stream") for _ in range(LIMIT + 2)]
+    assert [answer.status for answer in answers] == [401] * LIMIT + [429] * 2
+    assert answers[-1].body["error"]["code"] == "rate_limited"

@@ -102,8 +102,12 @@ def test_a_long_poll_of_no_game_is_a_404(live: LiveServer, guest, game_id):
     assert answer.status_code == 404
 
 
-def test_fifty_waiting_long_polls_hold_no_thread_of_the_api(live: LiveServer, guest, two_players):
+def test_fifty_waiting_long_polls_hold_no_thread_of_the_api(
+    live: LiveServer, guest, two_players, settings
+):
     from unoservice.asgi import API_THREADS
+
+    settings.MAX_STREAMS_PER_PLAYER = 50  # one player's fifty polls, within their cap
 
     last_seq = guest.get(f"/games/{two_players}").json()["last_seq"]
     waiting = [
