@@ -1,8 +1,8 @@
 """What floods from clients without a login cost everyone else: the latency of a
 player's cheapest request while 16 clients from one address ask /healthz, or send
-requests with a token the service does not know, as fast as they can.
+requests with a token the service does not know, at a fixed rate between them.
 
-    python -m bench.floods --spawn [--seconds 8] [--flooders 16] [--json]
+    python -m bench.floods --spawn [--seconds 8] [--flooders 16] [--rate 800] [--json]
     python -m bench.floods --url http://127.0.0.1:8000 ...   # a server already running
 
 The player's requests (``GET /api/v1/players/me``, one at a time, from 127.0.0.2) are
@@ -10,6 +10,11 @@ timed alone first, as the baseline of the same run, then under each flood (from
 127.0.0.1). The figures are the flooded medians as a multiple of the baseline's,
 and what the flooders got. With --spawn the server runs production settings with the
 per-address limits at their defaults (the other benchmarks lift them).
+
+The flood is sent at a fixed rate (`--rate`, requests a second over all flooders),
+not as fast as answers come: the flooders share this machine's cores with the
+server, so a flood that sends as soon as it is answered measures its own CPU as
+much as the server's, and sends more the cheaper the server's refusals are.
 """
 
 from __future__ import annotations
@@ -90,19 +95,30 @@ def probe(url: str, token: str, seconds: float) -> list[float]:
 
 
 @contextmanager
-def flood(url: str, flooders: int, request: Callable[[Client], int]) -> Iterator[Counter[Any]]:
-    """`flooders` threads calling `request` in a loop until the block ends: the
-    statuses they got."""
+def flood(
+    url: str, flooders: int, rate: float, request: Callable[[Client], int]
+) -> Iterator[Counter[Any]]:
+    """`flooders` threads calling `request`, `rate` times a second between them, until
+    the block ends: the statuses they got (and "late" for the calls a flooder could
+    not send in time, as its previous answer came too late)."""
     got: Counter[Any] = Counter()
     stop = threading.Event()
+    interval = flooders / rate
 
     def run() -> None:
         client = Client(url, FLOOD_ADDRESS)
+        due = time.monotonic()
         while not stop.is_set():
+            due += interval
             try:
                 got[request(client)] += 1
             except (OSError, http.client.HTTPException) as error:
                 got[type(error).__name__] += 1
+            behind = time.monotonic() - due
+            if behind > interval:  # never a burst to catch up
+                got["late"] += int(behind // interval)
+                due += (behind // interval) * interval
+            stop.wait(max(due - time.monotonic(), 0))
         client.close()
 
     threads = [threading.Thread(target=run, daemon=True) for _ in range(flooders)]
@@ -125,7 +141,7 @@ FLOODS: dict[str, Callable[[Client], int]] = {
 }
 
 
-def run(url: str, seconds: float, flooders: int) -> dict[str, Any]:
+def run(url: str, seconds: float, flooders: int, rate: float) -> dict[str, Any]:
     status, player = Client(url, PROBE_ADDRESS).request(
         "POST", "/api/v1/players", body={"name": "prober"}
     )
@@ -136,10 +152,11 @@ def run(url: str, seconds: float, flooders: int) -> dict[str, Any]:
     result: dict[str, Any] = {
         "seconds": seconds,
         "flooders": flooders,
+        "rate": rate,
         "baseline": {"requests": len(baseline), "p50_ms": round(statistics.median(baseline), 2)},
     }
     for name, request in FLOODS.items():
-        with flood(url, flooders, request) as got:
+        with flood(url, flooders, rate, request) as got:
             took = probe(url, token, seconds)
         p50 = statistics.median(took)
         result[name] = {
@@ -158,7 +175,8 @@ def report(result: dict[str, Any]) -> str:
     for name in FLOODS:
         row = result[name]
         lines.append(
-            f"under a flood of {name} ({result['flooders']} clients, one address): "
+            f"under {result['rate']:g} requests/s of {name} "
+            f"({result['flooders']} clients, one address): "
             f"p50 {row['p50_ms']} ms = {row['p50_vs_baseline']}x the baseline; "
             f"the flooders got {row['flooders_got']}"
         )
@@ -172,13 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     target.add_argument("--spawn", action="store_true", help="start the server command")
     parser.add_argument("--seconds", type=float, default=8.0, help="per phase")
     parser.add_argument("--flooders", type=int, default=16)
+    parser.add_argument("--rate", type=float, default=800.0, help="flood requests a second")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.spawn:
         with serve.server(env=PRODUCTION_LIMITS) as running:
-            result = run(running.url, args.seconds, args.flooders)
+            result = run(running.url, args.seconds, args.flooders, args.rate)
     else:
-        result = run(args.url, args.seconds, args.flooders)
+        result = run(args.url, args.seconds, args.flooders, args.rate)
     print(json.dumps(result) if args.json else report(result))
     return 0
 
