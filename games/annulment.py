@@ -112,14 +112,14 @@ def _rerate_without(
         results.rate_results(table, {seat.key: rows[seat.key] for seat in table})
         changed_results += table
         rerated += 1
-    _meet_again(reached, rows)
+    Result.objects.bulk_update(
+        changed_results, [*results.RATING_OF_RESULT, "rated", "unrated_reason"], batch_size=500
+    )
+    _meet_again(reached, rows)  # from the results as they now stand
     changed = [rows[key] for key in sorted(reached)]
     for row in changed:
         row.updated_at = now
     Rating.objects.bulk_update(changed, [*results.RATED_FIELDS, "updated_at"])
-    Result.objects.bulk_update(
-        changed_results, [*results.RATING_OF_RESULT, "rated", "unrated_reason"], batch_size=500
-    )
     return rerated, reached
 
 
