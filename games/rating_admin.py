@@ -216,18 +216,28 @@ class RatedPlayerAdmin(PlayerAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin[Rating]):
-    """Its changelist is the leaderboard: the ratings with enough rated games, best
-    first, a page of `LEADERBOARD_PAGE_SIZE` at a time, players and bot strategies
-    together."""
+    """Its changelist is the leaderboard: the ratings with the record
+    (`standings.has_record`) but hidden players', best first, a page of
+    `LEADERBOARD_PAGE_SIZE` at a time, players and bot strategies together."""
 
-    fields = ("key", "player", "bot", "mu", "sigma", "ordinal", "games", "updated_at")
+    fields = (
+        "key",
+        "player",
+        "bot",
+        "mu",
+        "sigma",
+        "ordinal",
+        "games",
+        "opponents_met",
+        "updated_at",
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # written only by the game-ending transaction
+        return False  # written by the game-ending transaction and the services only
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -120,9 +120,20 @@ def lock_ratings(game: Game) -> Rated:
     with fastsql.pipelined():  # create the first-timers' rows and lock all, unawaited
         fastsql.insert_rows(Rating, missing, ignore_conflicts=True)
         rows = fastsql.select_in(Rating, "key", keys, order_by="key", lock=True)
-    if rated_together(humans_of(game), timezone.now() - REPEAT_WINDOW) >= REPEATS_PER_WINDOW:
+    locked = {row.key: row for row in rows}
+    if _may_repeat(locked) and (
+        rated_together(humans_of(game), timezone.now() - REPEAT_WINDOW) >= REPEATS_PER_WINDOW
+    ):
         return Rated(None, REPEAT_OPPONENTS)
-    return Rated({row.key: row for row in rows})
+    return Rated(locked)
+
+
+def _may_repeat(ratings: dict[str, Rating]) -> bool:
+    """Whether the humans of these ratings may have played `REPEATS_PER_WINDOW` rated
+    games together: not when one of them has played fewer rated games in all (a
+    newcomer's first games skip the count)."""
+    humans = [row for key, row in ratings.items() if not key.startswith(BOT_KEY_PREFIX)]
+    return all(row.games >= REPEATS_PER_WINDOW for row in humans)
 
 
 def rated_together(humans: str, since: dt.datetime) -> int:
