@@ -32,7 +32,7 @@ from games.models import Game, GameStatus, Result
 from players import rating
 from players.models import BOT_KEY_PREFIX, Rating, bot_key
 from players.standings import MIN_OPPONENTS_TO_RANK
-from unoservice import fastsql
+from unoservice import fastsql, metrics
 
 # A rated game needs this many human players: games among bots are not rated, nor is
 # one player against bots (the bots' ratings would move on nobody's contest).
@@ -180,6 +180,8 @@ def record(
     event to log with the ending change (none for an unrated game)."""
     assert rated is not None, "lock_ratings comes first"
     ratings = rated.ratings
+    # Counted here, where the repeat limit's word is known.
+    metrics.GAMES_ENDED.labels(GameStatus.FINISHED, str(ratings is not None).lower()).inc()
     results = _results(game, state, now, rated=ratings is not None, reason=rated.unrated_reason)
     if ratings is None:
         fastsql.insert_rows(Result, results)
