@@ -14,9 +14,11 @@ Three kinds of game, interleaved in a shuffled order every round so that the noi
 of a busy machine falls on each alike:
 
 - ``unrated``: the game was created with ``rated=False``;
-- ``rated``: the same ten players, whose ratings exist from their earlier games (the
-  usual case): ``games.results`` locks and updates ten Rating rows and logs
-  ``game_rated``;
+- ``rated``: ten of the same twenty players, whose ratings exist from their earlier
+  games (the usual case): ``games.results`` locks and updates ten Rating rows, counts
+  the rated games of the same ten (the repeat limit) and logs ``game_rated``. Each
+  game draws its ten anew, so that no ten meet often enough for the repeat limit to
+  leave their game unrated;
 - ``rated_first``: ten new players each time, whose Rating rows that move creates.
 
 It prints the median and 90th percentile of each kind, what rating adds (the
@@ -345,14 +347,19 @@ def problems_of(ending: Ending, rated: bool) -> tuple[list[str], int]:
 class Bench:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.regulars = make_players(SEATS, "Regular")
+        self.regulars = make_players(2 * SEATS, "Regular")
         self.rounds = 0
         self.samples = {kind: Samples() for kind in KINDS}
         self.problems: list[str] = []
 
     def prepare(self, kind: str) -> tuple[Ending, bool]:
-        players = make_players(SEATS, "New") if kind == "rated_first" else self.regulars
         rated = kind != "unrated"
+        if kind == "rated_first":
+            players = make_players(SEATS, "New")
+        elif rated:
+            players = self.rng.sample(self.regulars, SEATS)
+        else:
+            players = self.regulars[:SEATS]
         winner = self.rounds % SEATS
         return ready(players, rated, self.rng.getrandbits(31), winner), rated
 

@@ -31,7 +31,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-import games.rating_admin  # noqa: F401  (registers the leaderboard and players' ratings)
+import games.rating_admin  # also registers the leaderboard and the players' ratings
 from games import charts, overview, replay, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
 from games.engine.vocabulary import Means, data_keys, is_event_type, means
@@ -272,7 +272,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     search_help_text = "a player's name, or a game id"
     list_per_page = 50
     inlines = (SeatInline,)
-    actions = ("abandon_games", "verify_replays")
+    actions = ("abandon_games", "verify_replays", games.rating_admin.annul_ratings)
     change_form_template = "admin/games/game/change_form.html"
     change_list_template = "admin/games/game/change_list.html"
     fields = (
@@ -288,6 +288,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "visibility",
         "invite_code",
         "rated",
+        "rating_outcome",
         "seed",
         "version",
         "moves",
@@ -378,6 +379,10 @@ class GameAdmin(admin.ModelAdmin[Game]):
         ]
         spectators = f"{present.spectators} spectator" + ("" if present.spectators == 1 else "s")
         return "; ".join([*marks, spectators])
+
+    @admin.display(description="rating")
+    def rating_outcome(self, game: Game) -> str:
+        return games.rating_admin.rating_outcome(game)
 
     @admin.display(description="round")
     def round(self, game: Game) -> int | None:

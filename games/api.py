@@ -22,6 +22,7 @@ from games.errors import from_engine
 from games.live import access, lobby, sse
 from games.live.hub import Snapshot
 from games.models import BotStrategy, Game, GameStatus, Result
+from games.results import UNRATED_REASONS
 from games.serializers import (
     CHALLENGE_EXAMPLES,
     GAME_ID,
@@ -47,7 +48,10 @@ from games.serializers import (
     StreamTicketOut,
 )
 from players.api import (
+    OPPONENTS_HELP,
     PAGE_PARAMETER,
+    PROVISIONAL_HELP,
+    RANK_HELP,
     PlayerNameOut,
     RatingChangeOut,
     RatingOut,
@@ -929,8 +933,10 @@ class PlayerOut(serializers.Serializer[Any]):
         choices=BotStrategy.values, allow_null=True, help_text="the strategy, for a bot"
     )
     rating = RatingOut()
-    rank = serializers.IntegerField(
-        min_value=1, allow_null=True, help_text="on the leaderboard; null under 5 rated games"
+    rank = serializers.IntegerField(min_value=1, allow_null=True, help_text=RANK_HELP)
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
+    opponents = serializers.IntegerField(
+        min_value=0, max_value=standings.MIN_OPPONENTS_TO_RANK, help_text=OPPONENTS_HELP
     )
     stats = StatsOut()
     created_at = serializers.DateTimeField(allow_null=True, help_text="null for a bot")
@@ -940,8 +946,15 @@ class SeatResultOut(serializers.Serializer[Any]):
     seat = serializers.IntegerField(min_value=0)
     player = PlayerNameOut(allow_null=True)
     bot = serializers.ChoiceField(choices=BotStrategy.values, allow_null=True)
-    place = serializers.IntegerField(min_value=1, help_text="equal final scores share a place")
+    place = serializers.IntegerField(
+        min_value=1,
+        help_text="equal final scores share a place; a seat whose player forfeited places last",
+    )
     points = serializers.IntegerField(min_value=0, help_text="the final score")
+    forfeited = serializers.BooleanField(
+        help_text="its player left, or lost the seat to timeouts and never took it back: a "
+        "bot finished the game for them, and they placed last"
+    )
 
 
 class HistoryEntryOut(serializers.Serializer[Any]):
@@ -952,6 +965,13 @@ class HistoryEntryOut(serializers.Serializer[Any]):
     points = serializers.IntegerField(min_value=0)
     rating = RatingOut(allow_null=True, help_text="after this game; null when it was unrated")
     rating_change = RatingChangeOut(allow_null=True, help_text="null when it was unrated")
+    rated = serializers.BooleanField(help_text="whether the game moved ratings")
+    unrated_reason = serializers.ChoiceField(
+        choices=UNRATED_REASONS,
+        allow_null=True,
+        help_text="why an unrated game was not rated (null for a rated game, and for "
+        "unrated games that finished before reasons were kept)",
+    )
 
 
 def player_json(found: standings.Standing) -> dict[str, Any]:
@@ -962,6 +982,8 @@ def player_json(found: standings.Standing) -> dict[str, Any]:
         "bot": found.bot,
         "rating": found.rating,
         "rank": found.rank,
+        "provisional": found.provisional,
+        "opponents": found.opponents,
         "stats": stats_json(player) if player is not None else standings.bot_stats(str(found.bot)),
         "created_at": None if player is None else player.created_at.isoformat(),
     }
@@ -1033,6 +1055,8 @@ class PlayerGamesView(generics.ListAPIView):  # type: ignore[type-arg]
                 "points": entry.points,
                 "rating": entry.rating,
                 "rating_change": entry.rating_change,
+                "rated": entry.rated,
+                "unrated_reason": entry.unrated_reason,
             }
             for entry in standings.history_entries(page)
         ]

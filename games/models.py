@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 
 from games.fields import OpaqueJSONField
@@ -218,10 +219,21 @@ class Result(models.Model):
     )
     bot = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     key = models.CharField(max_length=64)  # players.models.Rating.key
+    # Its place in the rating update: by the final score, but a seat whose player
+    # forfeited (`forfeited`) places last (`players.rating.places`).
     place = models.PositiveSmallIntegerField()
     points = models.PositiveIntegerField()
     finished_at = models.DateTimeField()
     rated = models.BooleanField()
+    # Why a game finished unrated (`games.results.UNRATED_REASONS`); NULL when rated,
+    # and for unrated games that finished before reasons were kept.
+    unrated_reason = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
+    # The seat's player left the game, or lost the seat to timeouts and never took it
+    # back: a bot finished it for them, and they placed last.
+    forfeited = models.BooleanField(default=False)
+    # Which humans played the game (`games.results.humans_of`): the repeat limit
+    # counts the rated games of the same humans by it.
+    humans = models.CharField(max_length=32, default="", blank=True)
     mu_before = models.FloatField(null=True, blank=True)
     sigma_before = models.FloatField(null=True, blank=True)
     mu_after = models.FloatField(null=True, blank=True)
@@ -234,10 +246,39 @@ class Result(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="one_result_per_seat"),
         ]
-        indexes = [models.Index(fields=["key", "-finished_at"], name="result_history")]
+        indexes = [
+            models.Index(fields=["key", "-finished_at"], name="result_history"),
+            # The repeat limit's count, run by every rated game's ending move.
+            models.Index(
+                fields=["humans", "finished_at"],
+                condition=models.Q(rated=True),
+                name="result_rated_humans",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.game_id} seat {self.seat}: place {self.place}"
+
+
+class RatingAnnulment(models.Model):
+    """An operator annulled the rating of a finished game
+    (`games.annulment.game_rating_annul`): who, when and why. The game's results say
+    it too (`Result.unrated_reason`)."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="annulment")
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Kept as it was, should the staff user be deleted.
+    by_username = models.CharField(max_length=150)
+    at = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+    # The games re-rated after it, and the ratings that moved.
+    games_rerated = models.PositiveIntegerField(default=0)
+    ratings_changed = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"rating of {self.game_id} annulled by {self.by_username}"
 
 
 class StreamTicket(models.Model):

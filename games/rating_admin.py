@@ -8,8 +8,10 @@ games. `games.admin` imports this module, so the admin's autodiscovery registers
 these pages; it replaces `players.admin.PlayerAdmin` with a subclass that adds the
 rating to the page and changes nothing else.
 
-Read only, like the rest of the dashboard: ratings are written only by the
-transaction that ends a game.
+Ratings are written by the transaction that ends a game; an operator changes them
+only through the services: annulling a game's rating (`annul_ratings`, an action of
+the games' list, through `games.annulment`), hiding a player from the leaderboard
+(`players.admin`).
 """
 
 from __future__ import annotations
@@ -22,16 +24,17 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from games import standings
+from games import annulment, results, standings
+from games.models import Game, GameStatus, RatingAnnulment, Result
 from players import plots
-from players.admin import PlayerAdmin
+from players.admin import PlayerAdmin, ReasonQuestion, act_with_reason
 from players.models import Player, Rating
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -72,8 +75,9 @@ def rating_name(row: Rating) -> str:
 def leaderboard_position(row: Rating) -> int | None:
     """Where `row` stands in `standings.leaderboard()` (1-based), ties broken by key
     as the leaderboard breaks them: this finds the page it is listed on. None when
-    it has too few rated games to be listed."""
-    if row.games < standings.MIN_GAMES_TO_RANK:
+    it is not listed (no record yet, or its player hidden)."""
+    hidden = row.player is not None and row.player.leaderboard_hidden
+    if hidden or not standings.has_record(row):
         return None
     ahead = Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, key__lt=row.key)
     return standings.leaderboard().filter(ahead).count() + 1
@@ -139,10 +143,51 @@ def rating_context(request: HttpRequest, player: Player) -> dict[str, Any]:
         "standing": standing,
         "rating": standing.rating,
         "min_games_to_rank": standings.MIN_GAMES_TO_RANK,
+        "min_opponents_to_rank": standings.MIN_OPPONENTS_TO_RANK,
+        "player_hidden": player.leaderboard_hidden,
         "rating_plot": rating_plot(player),
         "recent_games": recent_games(request, player),
         "leaderboard_url": leaderboard_url(row),
     }
+
+
+@admin.action(description="Annul the rating of the selected games…", permissions=["abandon"])
+def annul_ratings(
+    model_admin: admin.ModelAdmin[Game], request: HttpRequest, queryset: QuerySet[Game]
+) -> HttpResponse | None:
+    """An action of the games' list: asks why, then annuls each game's rating through
+    `annulment.game_rating_annul`, which recomputes the ratings it moved."""
+    question = ReasonQuestion(
+        action_name="annul_ratings",
+        title="Annul these games' ratings?",
+        explanation="Each game stops counting for ratings: its players' ratings, and "
+        "every rating their later games moved, are computed again without it. The games "
+        "stay in the players' histories, marked annulled.",
+        submit_label="Annul",
+        label=lambda game: f"{str(game.pk)[:8]} ({game.status})",
+    )
+
+    def act(game: Game, reason: str) -> None:
+        annulment.game_rating_annul(game_id=game.pk, by=request.user, reason=reason)
+
+    return act_with_reason(model_admin, request, queryset, question, act)
+
+
+def rating_outcome(game: Game) -> str:
+    """What a game counted for, as its page says it."""
+    if game.status != GameStatus.FINISHED:
+        return "—"
+    annulled = RatingAnnulment.objects.filter(game=game).first()
+    if annulled is not None:
+        at = timezone.localtime(annulled.at).strftime("%Y-%m-%d %H:%M")
+        return f"annulled by {annulled.by_username} at {at}: {annulled.reason}"
+    first = Result.objects.filter(game=game).order_by("seat").first()
+    if first is None:
+        return "—"
+    if first.rated:
+        return "rated"
+    reason = first.unrated_reason or "unrated"
+    return "unrated" if reason == results.UNRATED_GAME else f"unrated ({reason})"
 
 
 class RatedPlayerAdmin(PlayerAdmin):
@@ -171,18 +216,28 @@ class RatedPlayerAdmin(PlayerAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin[Rating]):
-    """Its changelist is the leaderboard: the ratings with enough rated games, best
-    first, a page of `LEADERBOARD_PAGE_SIZE` at a time, players and bot strategies
-    together."""
+    """Its changelist is the leaderboard: the ratings with the record
+    (`standings.has_record`) but hidden players', best first, a page of
+    `LEADERBOARD_PAGE_SIZE` at a time, players and bot strategies together."""
 
-    fields = ("key", "player", "bot", "mu", "sigma", "ordinal", "games", "updated_at")
+    fields = (
+        "key",
+        "player",
+        "bot",
+        "mu",
+        "sigma",
+        "ordinal",
+        "games",
+        "opponents_met",
+        "updated_at",
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # written only by the game-ending transaction
+        return False  # written by the game-ending transaction and the services only
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -217,6 +272,7 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
             "page": page,
             "board": board,
             "min_games_to_rank": standings.MIN_GAMES_TO_RANK,
+            "min_opponents_to_rank": standings.MIN_OPPONENTS_TO_RANK,
         }
         return TemplateResponse(request, "admin/players/rating/leaderboard.html", context)
 

@@ -3,16 +3,27 @@
 Called by the services, inside the transaction that ends the game, with the game row
 locked: `lock_ratings` first (before the change's clock is read, see there), then
 `record`. Also the one place that knows who a seat is rated as, which the recompute
-command (`games.management.commands.recompute_ratings`) shares.
+command (`games.management.commands.recompute_ratings`) and an operator's annulment
+(`games.annulment`) share.
+
+The rules that keep ratings from being farmed live here too: a player who forfeited
+(left, or lost the seat to timeouts and never took it back) places last whatever the
+bot did with the seat (`players.rating.places`); the same humans' fourth rated game
+within `REPEAT_WINDOW` finishes unrated (`REPEAT_OPPONENTS`); and each rating keeps
+the first few different humans it met (`Rating.opponents`), which the leaderboard
+asks for (`players.standings`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from games import engine
 from games.engine import GameState
@@ -20,11 +31,35 @@ from games.engine.vocabulary import GameRatedData, RatingChangeData, RatingData,
 from games.models import Game, GameStatus, Result
 from players import rating
 from players.models import BOT_KEY_PREFIX, Rating, bot_key
-from unoservice import fastsql
+from players.standings import MIN_OPPONENTS_TO_RANK
+from unoservice import fastsql, metrics
 
 # A rated game needs this many human players: games among bots are not rated, nor is
 # one player against bots (the bots' ratings would move on nobody's contest).
 MIN_HUMANS_TO_RATE = 2
+
+# The same humans' rated games together within the window, beyond which their next
+# game finishes unrated: two accounts that keep meeting (the same quick match asked
+# for at once, or one account beating another that lets it) stop moving ratings.
+REPEATS_PER_WINDOW = 3
+REPEAT_WINDOW = dt.timedelta(hours=24)
+
+# Why a finished game was not rated (`Result.unrated_reason`, the history's
+# `unrated_reason`).
+UNRATED_GAME = "unrated_game"  # created with rated false
+TOO_FEW_HUMANS = "too_few_humans"  # fewer than MIN_HUMANS_TO_RATE
+REPEAT_OPPONENTS = "repeat_opponents"  # the same humans' REPEATS_PER_WINDOW were rated
+ANNULLED = "annulled"  # rated, then annulled by an operator (games.annulment)
+UNRATED_REASONS = (UNRATED_GAME, TOO_FEW_HUMANS, REPEAT_OPPONENTS, ANNULLED)
+
+
+@dataclass(frozen=True)
+class Rated:
+    """What `lock_ratings` found for a finished game: the locked ratings of its seats
+    when it is rated, else why it is not."""
+
+    ratings: dict[str, Rating] | None
+    unrated_reason: str | None = None
 
 
 def seat_key(entry: dict[str, Any]) -> str:
@@ -35,30 +70,87 @@ def seat_key(entry: dict[str, Any]) -> str:
     return bot_key(entry["bot"])
 
 
-def is_rated(game: Game) -> bool:
+def forfeited(entry: dict[str, Any]) -> bool:
+    """Whether the player of a seat of `Game.seating` forfeited it: a bot holds the
+    seat they sat in, because they left or because they timed out and have not
+    resumed (a seat resumed is theirs again)."""
+    return entry["player"] is not None and entry["bot"] is not None
+
+
+def humans_of(game: Game) -> str:
+    """The set of human players of `game` (those who forfeited included), as a short
+    digest: equal for two games of the same humans, whatever their seats."""
+    ids = sorted({str(e["player"]["id"]) for e in game.seating if e["player"] is not None})
+    return hashlib.sha256(" ".join(ids).encode()).hexdigest()[:32]
+
+
+def _unrated_setting(game: Game) -> str | None:
+    """Why `game` is not rated whoever played it before: its setting, or too few
+    humans. None when it is rated unless it repeats."""
+    if not game.rated:
+        return UNRATED_GAME
     humans = sum(1 for entry in game.seating if entry["player"] is not None)
-    return game.rated and humans >= MIN_HUMANS_TO_RATE
+    return None if humans >= MIN_HUMANS_TO_RATE else TOO_FEW_HUMANS
 
 
-def lock_ratings(game: Game) -> dict[str, Rating] | None:
+def is_rated(game: Game) -> bool:
+    """Whether `game` counts for ratings by its setting and its humans (the repeat
+    limit is checked when it ends, in `lock_ratings`)."""
+    return _unrated_setting(game) is None
+
+
+def lock_ratings(game: Game) -> Rated:
     """The ratings of the seats of `game`, which has just finished, locked in key
     order (two games ending at once lock their shared rows in the same order, so they
-    cannot deadlock), created at the default for a first rated game; None when the
-    game is not rated.
+    cannot deadlock), created at the default for a first rated game; or why the game
+    is not rated.
 
     Called before the ending change reads the clock: a game that shares a rating with
     one ending at the same moment waits here for that one to commit, so its
     `finished_at` comes later, and ordering games by `finished_at` replays the
-    updates in the order they were made."""
-    if not is_rated(game):
-        return None
+    updates in the order they were made. The repeat limit is counted after the locks
+    are held, so that two games of the same humans ending at once are counted one
+    after the other: the count sees the results the first one committed."""
+    reason = _unrated_setting(game)
+    if reason is not None:
+        return Rated(None, reason)
     keys = sorted({seat_key(entry) for entry in game.seating})
     fresh = rating.Skill()
     missing = [_fresh_row(key, fresh) for key in keys]
     with fastsql.pipelined():  # create the first-timers' rows and lock all, unawaited
         fastsql.insert_rows(Rating, missing, ignore_conflicts=True)
         rows = fastsql.select_in(Rating, "key", keys, order_by="key", lock=True)
-    return {row.key: row for row in rows}
+    locked = {row.key: row for row in rows}
+    if _may_repeat(locked) and (
+        rated_together(humans_of(game), timezone.now() - REPEAT_WINDOW) >= REPEATS_PER_WINDOW
+    ):
+        return Rated(None, REPEAT_OPPONENTS)
+    return Rated(locked)
+
+
+def _may_repeat(ratings: dict[str, Rating]) -> bool:
+    """Whether the humans of these ratings may have played `REPEATS_PER_WINDOW` rated
+    games together: not when one of them has played fewer rated games in all (a
+    newcomer's first games skip the count)."""
+    humans = [row for key, row in ratings.items() if not key.startswith(BOT_KEY_PREFIX)]
+    return all(row.games >= REPEATS_PER_WINDOW for row in humans)
+
+
+def rated_together(humans: str, since: dt.datetime) -> int:
+    """How many rated games the humans of the digest `humans` (`humans_of`) finished
+    together since `since`: one index range of `result_rated_humans`, which holds a
+    few rows per game and at most `REPEATS_PER_WINDOW` games in the window, so its
+    cost does not grow with how much anyone plays. Hand-built SQL: it runs in every
+    rated game's ending move."""
+    table = connection.ops.quote_name(Result._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(DISTINCT game_id) FROM {table}"
+            " WHERE humans = %s AND rated AND finished_at >= %s",
+            [humans, since],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def _fresh_row(key: str, fresh: rating.Skill) -> Rating:
@@ -73,31 +165,39 @@ def _fresh_row(key: str, fresh: rating.Skill) -> Rating:
     )
 
 
+# The columns of a rating that rating a game changes.
+RATED_FIELDS = ("mu", "sigma", "ordinal", "games", "opponents", "opponents_met")
+
+
 def record(
     game: Game,
     state: GameState,
     now: dt.datetime,
-    ratings: dict[str, Rating] | None,
+    rated: Rated | None,
 ) -> list[engine.Event]:
-    """Write the results of the finished `game` and, when it is rated (`ratings`, as
-    `lock_ratings` locked them), move every seat's rating; returns the `game_rated`
+    """Write the results of the finished `game` and, when it is rated (`rated`, as
+    `lock_ratings` found it), move every seat's rating; returns the `game_rated`
     event to log with the ending change (none for an unrated game)."""
-    results = _results(game, state, now, rated=ratings is not None)
+    assert rated is not None, "lock_ratings comes first"
+    ratings = rated.ratings
+    # Counted here, where the repeat limit's word is known.
+    metrics.GAMES_ENDED.labels(GameStatus.FINISHED, str(ratings is not None).lower()).inc()
+    results = _results(game, state, now, rated=ratings is not None, reason=rated.unrated_reason)
     if ratings is None:
         fastsql.insert_rows(Result, results)
         return []
-    moved = _rate_results(results, ratings)
+    moved = rate_results(results, ratings)
     changed = list(ratings.values())
     for row in changed:
         row.updated_at = now
     with fastsql.pipelined():  # both writes in one round trip
-        fastsql.update_rows(Rating, changed, ["mu", "sigma", "ordinal", "games", "updated_at"])
+        fastsql.update_rows(Rating, changed, [*RATED_FIELDS, "updated_at"])
         fastsql.insert_rows(Result, results)
     keys = [result.key for result in results]
     return [engine.Event("game_rated", None, _rated_data(moved, keys), state.round)]
 
 
-def _rate_results(
+def rate_results(
     results: Sequence[Result], ratings: dict[str, Rating]
 ) -> list[tuple[rating.Skill, rating.Skill, int]]:
     """Rate the game of `results` (its seats, in order), moving `ratings` in memory,
@@ -119,6 +219,7 @@ def rate(
     and the recompute both rate through here."""
     priors = {key: rating.Skill(row.mu, row.sigma) for key, row in ratings.items()}
     posteriors = rating.rate([priors[key] for key in keys], places)
+    humans = list(dict.fromkeys(k for k in keys if not k.startswith(BOT_KEY_PREFIX)))
     now_games = {}
     for key, row in ratings.items():
         seats = [posteriors[i] for i, k in enumerate(keys) if k == key]
@@ -126,10 +227,24 @@ def rate(
         row.mu, row.sigma, row.ordinal = after.mu, after.sigma, after.ordinal
         row.games += 1
         now_games[key] = row.games
+        meet(row, humans)
     return [
         (priors[key], rating.Skill(ratings[key].mu, ratings[key].sigma), now_games[key])
         for key in keys
     ]
+
+
+def meet(row: Rating, humans: Sequence[str]) -> None:
+    """Add the humans of a rated game (their keys, in seat order) to the different
+    human opponents `row` has met, in memory, up to `MIN_OPPONENTS_TO_RANK`: the
+    leaderboard asks for no more."""
+    if row.opponents_met >= MIN_OPPONENTS_TO_RANK:
+        return
+    met = row.opponents.split()
+    for key in humans:
+        if key != row.key and key not in met and len(met) < MIN_OPPONENTS_TO_RANK:
+            met.append(key)
+    row.opponents, row.opponents_met = " ".join(met), len(met)
 
 
 def _rated_data(
@@ -162,9 +277,15 @@ def rating_change(before: rating.Skill, after: rating.Skill) -> RatingChangeData
     )
 
 
+# The columns of a result that rating its game writes.
+RATING_OF_RESULT = ("mu_before", "sigma_before", "mu_after", "sigma_after", "games_after")
+
+
 def recompute() -> tuple[int, int]:
     """Rate every finished rated game again, in the order they finished, from the
     default rating: the ratings and the results' before and after are rewritten.
+    The decisions taken when each game ended stand: who forfeited (their places),
+    which games the repeat limit left unrated, which an operator annulled.
     Returns (games rated, ratings written). Locks every rating row for the
     duration, in key order, so that no game ending meanwhile interleaves."""
     with transaction.atomic():
@@ -178,6 +299,7 @@ def recompute() -> tuple[int, int]:
                 fresh.ordinal,
                 0,
             )
+            row.opponents, row.opponents_met = "", 0
         games = 0
         changed: list[Result] = []
         by_game: dict[Any, list[Result]] = {}
@@ -185,15 +307,11 @@ def recompute() -> tuple[int, int]:
         for result in ordered:
             by_game.setdefault(result.game_id, []).append(result)
         for seats in by_game.values():
-            _rate_results(seats, {r.key: rows[r.key] for r in seats})
+            rate_results(seats, {r.key: rows[r.key] for r in seats})
             changed += seats
             games += 1
-        Rating.objects.bulk_update(list(rows.values()), ["mu", "sigma", "ordinal", "games"])
-        Result.objects.bulk_update(
-            changed,
-            ["mu_before", "sigma_before", "mu_after", "sigma_after", "games_after"],
-            batch_size=500,
-        )
+        Rating.objects.bulk_update(list(rows.values()), list(RATED_FIELDS))
+        Result.objects.bulk_update(changed, list(RATING_OF_RESULT), batch_size=500)
     return games, len(rows)
 
 
@@ -205,22 +323,31 @@ def _backfill() -> None:
     for game in finished.exclude(pk__in=done).order_by("finished_at", "id").iterator():
         state = GameState.from_snapshot(game.state)
         assert game.finished_at is not None
-        rated = is_rated(game)
+        reason = _unrated_setting(game)
+        rated = reason is None
         if rated:
             fresh = rating.Skill()
             Rating.objects.bulk_create(
                 [_fresh_row(key, fresh) for key in sorted({seat_key(e) for e in game.seating})],
                 ignore_conflicts=True,
             )
-        Result.objects.bulk_create(_results(game, state, game.finished_at, rated=rated))
+        results = _results(game, state, game.finished_at, rated=rated, reason=reason)
+        Result.objects.bulk_create(results)
 
 
 def _results(
-    game: Game, state: GameState, finished_at: dt.datetime, *, rated: bool
+    game: Game,
+    state: GameState,
+    finished_at: dt.datetime,
+    *,
+    rated: bool,
+    reason: str | None,
 ) -> list[Result]:
     """The seats' results of the finished `game`, whose final state is `state`."""
     assert state.winner is not None
-    places = rating.places(state.scores, state.winner)
+    gone = [forfeited(entry) for entry in game.seating]
+    places = rating.places(state.scores, state.winner, gone)
+    humans = humans_of(game)
     return [
         Result(
             game=game,
@@ -232,6 +359,9 @@ def _results(
             points=state.scores[seat],
             finished_at=finished_at,
             rated=rated,
+            unrated_reason=None if rated else reason,
+            forfeited=gone[seat],
+            humans=humans,
         )
         for seat, entry in enumerate(game.seating)
     ]

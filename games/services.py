@@ -314,8 +314,6 @@ def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
         game.status = GameStatus.FINISHED
         game.winner = state.winner
         game.finished_at = now
-        rated = "true" if results.is_rated(game) else "false"
-        metrics.GAMES_ENDED.labels(GameStatus.FINISHED, rated).inc()
 
 
 # -- lobby -----------------------------------------------------------------------------

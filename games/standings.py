@@ -20,23 +20,28 @@ from players import rating
 from players.models import BOT_KEY_PREFIX, Player, Rating
 from players.standings import (
     MIN_GAMES_TO_RANK,
+    MIN_OPPONENTS_TO_RANK,
     Standing,
     display_name,
+    has_record,
     leaderboard,
     player_standing,
     rank_of,
     ranks,
     rating_data,
+    standing,
 )
 from unoservice.errors import NotFound
 
 # The players' part, read here too: the admin and the API take all of it from here.
 __all__ = [
     "MIN_GAMES_TO_RANK",
+    "MIN_OPPONENTS_TO_RANK",
     "HistoryEntry",
     "Standing",
     "bot_stats",
     "display_name",
+    "has_record",
     "history",
     "history_entries",
     "leaderboard",
@@ -57,7 +62,7 @@ def standing_of(raw_id: object) -> Standing:
         if strategy not in BotStrategy.values:
             raise NotFound("no such player")
         row = Rating.objects.filter(key=text).first()
-        return Standing(text, strategy, strategy, None, rating_data(row), rank_of(row))
+        return standing(text, strategy, strategy, None, row, rank_of(row))
     try:
         player_id = uuid.UUID(text)
     except ValueError:
@@ -101,6 +106,9 @@ class HistoryEntry:
     players: list[dict[str, Any]]
     rating: RatingData | None  # after the game, when it was rated
     rating_change: RatingChangeData | None
+    rated: bool
+    unrated_reason: str | None  # games.results.UNRATED_REASONS, for an unrated game
+    forfeited: bool
 
 
 def history(key: str, *, viewer: Player) -> QuerySet[Result]:
@@ -133,6 +141,9 @@ def history_entries(page: Sequence[Result]) -> list[HistoryEntry]:
                 players=[_seat_json(seat) for seat in seats],
                 rating=_after(result),
                 rating_change=_change(result),
+                rated=result.rated,
+                unrated_reason=result.unrated_reason,
+                forfeited=result.forfeited,
             )
         )
     return entries
@@ -146,6 +157,7 @@ def _seat_json(result: Result) -> dict[str, Any]:
         "bot": result.bot,
         "place": result.place,
         "points": result.points,
+        "forfeited": result.forfeited,
     }
 
 

@@ -1,30 +1,101 @@
 """Players in the staff dashboard: read only, but for the Django user a staff member's
 player is linked to (which lets that player read complete logs through the API), and
-for disabling a player (after a page that asks why) or enabling them again, through
-`players.services`, recorded with the staff member's username."""
+for the operators' actions through `players.services`, each after a page that asks
+why: disabling a player (and enabling them again), and hiding a player from the
+leaderboard (and showing them again), recorded with the staff member."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from players import services
-from players.models import Player
+from players.models import LeaderboardHiding, Player
+from unoservice.errors import ServiceError
 
 
-class DisableForm(forms.Form):
+class ReasonForm(forms.Form):
     reason = forms.CharField(
-        max_length=200,
-        help_text="Kept with the player and your username; the player is told only that "
-        "they are disabled.",
+        max_length=services.MAX_REASON_LENGTH,
+        help_text="Recorded with your username and the time.",
         widget=forms.TextInput(attrs={"size": 60, "autofocus": True}),
     )
+
+
+@dataclass(frozen=True)
+class ReasonQuestion:
+    """What the page before an action on ratings asks."""
+
+    action_name: str
+    title: str
+    explanation: str
+    submit_label: str
+    label: Callable[[Any], str]  # one chosen object, as the page lists it
+
+
+def act_with_reason(
+    model_admin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    question: ReasonQuestion,
+    act: Callable[[Any, str], None],
+) -> HttpResponse | None:
+    """Django's pattern for an action that needs a word first (as the games' abandon):
+    the action renders a page asking for the reason, which posts the action back with
+    `apply`; then `act(object, reason)` runs for each chosen object, and a service's
+    refusal is reported, not raised."""
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    chosen: Sequence[Model] = list(queryset)
+    if not form.is_valid():
+        opts = model_admin.model._meta
+        context = {
+            **model_admin.admin_site.each_context(request),
+            "opts": opts,
+            "title": question.title,
+            "explanation": question.explanation,
+            "submit_label": question.submit_label,
+            "form": form,
+            "action_name": question.action_name,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "rows": [{"pk": obj.pk, "label": question.label(obj)} for obj in chosen],
+            "back_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
+        }
+        return TemplateResponse(request, "admin/players/confirm_with_reason.html", context)
+    done, refused = 0, []
+    for obj in chosen:
+        try:
+            act(obj, form.cleaned_data["reason"])
+            done += 1
+        except ServiceError as error:
+            refused.append(f"{question.label(obj)}: {error.message}")
+    model_admin.message_user(request, f"Done for {done} of {len(chosen)}.", messages.SUCCESS)
+    if refused:
+        model_admin.message_user(request, "Refused: " + "; ".join(refused), messages.WARNING)
+    return None
+
+
+class LeaderboardHidingInline(admin.TabularInline[LeaderboardHiding, Player]):
+    """Who hid the player from the leaderboard or showed them again, when and why."""
+
+    model = LeaderboardHiding
+    fields = ("at", "hidden", "by_username", "reason")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    verbose_name = "leaderboard hiding"
+    verbose_name_plural = "hidden from the leaderboard: history"
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Player)
@@ -35,12 +106,19 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "games_won",
         "rounds_won",
         "points",
+        "leaderboard_hidden",
         "user",
         "disabled_at",
         "created_at",
     )
     search_fields = ("name", "user__username")
-    list_filter = (("disabled_at", admin.EmptyFieldListFilter), "created_at")
+    list_filter = (
+        ("disabled_at", admin.EmptyFieldListFilter),
+        "leaderboard_hidden",
+        "created_at",
+    )
+    actions = ("disable_players", "enable_players", "hide_from_leaderboard", "show_on_leaderboard")
+    inlines = (LeaderboardHidingInline,)
     date_hierarchy = "created_at"
     fields = (
         "id",
@@ -50,6 +128,7 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "games_won",
         "rounds_won",
         "points",
+        "leaderboard_hidden",
         "created_at",
         "disabled_at",
         "disabled_by",
@@ -62,13 +141,13 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "games_won",
         "rounds_won",
         "points",
+        "leaderboard_hidden",
         "created_at",
         "disabled_at",
         "disabled_by",
         "disabled_reason",
     )
     raw_id_fields = ("user",)
-    actions = ("disable_players", "enable_players")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # players sign up through the API
@@ -85,33 +164,22 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
     def disable_players(
         self, request: HttpRequest, queryset: QuerySet[Player]
     ) -> HttpResponse | None:
-        """A page asks for the reason first, and posts the action back with `apply`."""
-        form = DisableForm(request.POST if "apply" in request.POST else None)
-        chosen = list(queryset)
-        if not form.is_valid():
-            context = {
-                **self.admin_site.each_context(request),
-                "opts": self.model._meta,
-                "title": "Disable players?" if len(chosen) > 1 else "Disable this player?",
-                "form": form,
-                "players": chosen,
-                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            }
-            return TemplateResponse(
-                request, "admin/players/player/disable_confirmation.html", context
-            )
-        by, reason = request.user.get_username(), form.cleaned_data["reason"]
-        for player in chosen:
+        question = ReasonQuestion(
+            action_name="disable_players",
+            title="Disable these players?",
+            explanation="Every token of theirs is refused (401 player_disabled) and their "
+            "open streams close, until they are enabled again. The reason stays with the "
+            "player and your username; the player is told only that they are disabled.",
+            submit_label="Disable",
+            label=str,
+        )
+        by = request.user.get_username()
+
+        def act(player: Player, reason: str) -> None:
             services.player_disable(player_id=player.pk, by=by, reason=reason)
             self.log_change(request, player, f"Disabled: {reason}")
-        count = len(chosen)
-        self.message_user(
-            request,
-            f"{count} player{'' if count == 1 else 's'} disabled: their tokens are refused "
-            "and their streams closed.",
-            messages.SUCCESS,
-        )
-        return None
+
+        return act_with_reason(self, request, queryset, question, act)
 
     @admin.action(description="Enable the selected players again", permissions=["change"])
     def enable_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
@@ -124,3 +192,47 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         self.message_user(
             request, f"{count} player{'' if count == 1 else 's'} enabled again.", messages.SUCCESS
         )
+
+    @admin.action(
+        description="Hide the selected players from the leaderboard…", permissions=["change"]
+    )
+    def hide_from_leaderboard(
+        self, request: HttpRequest, queryset: QuerySet[Player]
+    ) -> HttpResponse | None:
+        return self._set_hidden(request, queryset, hidden=True)
+
+    @admin.action(
+        description="Show the selected players on the leaderboard again…", permissions=["change"]
+    )
+    def show_on_leaderboard(
+        self, request: HttpRequest, queryset: QuerySet[Player]
+    ) -> HttpResponse | None:
+        return self._set_hidden(request, queryset, hidden=False)
+
+    def _set_hidden(
+        self, request: HttpRequest, queryset: QuerySet[Player], *, hidden: bool
+    ) -> HttpResponse | None:
+        if hidden:
+            question = ReasonQuestion(
+                action_name="hide_from_leaderboard",
+                title="Hide from the leaderboard?",
+                explanation="These players leave the leaderboard (the API's and this "
+                "dashboard's) until shown again. Their ratings still move with their games.",
+                submit_label="Hide",
+                label=str,
+            )
+        else:
+            question = ReasonQuestion(
+                action_name="show_on_leaderboard",
+                title="Show on the leaderboard again?",
+                explanation="These players are listed again once they have the record.",
+                submit_label="Show",
+                label=str,
+            )
+
+        def act(player: Player, reason: str) -> None:
+            services.leaderboard_hide(
+                player_id=player.pk, hidden=hidden, by=request.user, reason=reason
+            )
+
+        return act_with_reason(self, request, queryset, question, act)

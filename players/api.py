@@ -76,13 +76,28 @@ class RatingChangeOut(serializers.Serializer[Any]):
     ordinal = serializers.FloatField()
 
 
+RANK_HELP = (
+    "on the leaderboard; null while the rating is provisional, or when an operator hid "
+    "the player from the leaderboard"
+)
+PROVISIONAL_HELP = (
+    f"true until the record the leaderboard asks for: {standings.MIN_GAMES_TO_RANK} rated "
+    f"games, against {standings.MIN_OPPONENTS_TO_RANK} different human opponents"
+)
+OPPONENTS_HELP = (
+    f"different human opponents met in rated games, counted up to {standings.MIN_OPPONENTS_TO_RANK}"
+)
+
+
 class PlayerMeOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
     stats = StatsOut()
     rating = RatingOut()
-    rank = serializers.IntegerField(
-        min_value=1, allow_null=True, help_text="on the leaderboard; null under 5 rated games"
+    rank = serializers.IntegerField(min_value=1, allow_null=True, help_text=RANK_HELP)
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
+    opponents = serializers.IntegerField(
+        min_value=0, max_value=standings.MIN_OPPONENTS_TO_RANK, help_text=OPPONENTS_HELP
     )
 
 
@@ -115,6 +130,8 @@ def player_me_json(player: Player) -> dict[str, Any]:
         "stats": stats_json(player),
         "rating": found.rating,
         "rank": found.rank,
+        "provisional": found.provisional,
+        "opponents": found.opponents,
     }
 
 
@@ -215,9 +232,11 @@ class LeaderboardView(generics.ListAPIView):  # type: ignore[type-arg]
 
     @extend_schema(
         summary="The leaderboard",
-        description="Players and bot strategies with at least "
-        f"{standings.MIN_GAMES_TO_RANK} rated games, by their rating's ordinal (mu - 3 "
-        "sigma), best first, 50 a page. Equal ordinals share a rank.",
+        description="Players and bot strategies with the record: at least "
+        f"{standings.MIN_GAMES_TO_RANK} rated games, against at least "
+        f"{standings.MIN_OPPONENTS_TO_RANK} different human opponents (players an "
+        "operator hid are left out), by their rating's ordinal (mu - 3 sigma), best "
+        "first, 50 a page. Equal ordinals share a rank.",
         parameters=[PAGE_PARAMETER, *COMMON_HEADERS],
         responses={
             200: LeaderboardEntryOut(many=True),

@@ -36,6 +36,9 @@ class Player(models.Model):
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_by = models.CharField(max_length=150, blank=True, default="")
     disabled_reason = models.CharField(max_length=200, blank=True, default="")
+    # Left off the leaderboard by an operator (`players.services.leaderboard_hide`);
+    # their rating still moves. `LeaderboardHiding` records who did it, when and why.
+    leaderboard_hidden = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -80,6 +83,11 @@ class Rating(models.Model):
     # mu - 3 sigma, kept for the leaderboard to sort by.
     ordinal = models.FloatField(db_index=True)
     games = models.PositiveIntegerField(default=0)  # rated games
+    # The first `players.standings.MIN_OPPONENTS_TO_RANK` different human players met
+    # in rated games (their keys, space separated), and how many: the leaderboard
+    # needs a record against several people, not a few accounts of one.
+    opponents = models.TextField(default="", blank=True)
+    opponents_met = models.PositiveSmallIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -92,3 +100,26 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.ordinal:.2f}"
+
+
+class LeaderboardHiding(models.Model):
+    """An operator hid a player from the leaderboard, or showed them again: who, when
+    and why. The player's `leaderboard_hidden` is the current state; these rows are
+    its history."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="hidings")
+    hidden = models.BooleanField()  # False: shown again
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Kept as it was, should the staff user be deleted.
+    by_username = models.CharField(max_length=150)
+    at = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        what = "hidden" if self.hidden else "shown"
+        return f"{self.player_id} {what} by {self.by_username} at {self.at:%Y-%m-%d %H:%M}"

@@ -40,20 +40,33 @@ class Skill:
         return self.mu - ORDINAL_Z * self.sigma
 
 
-def places(scores: Sequence[int], winner: int) -> list[int]:
+def places(
+    scores: Sequence[int], winner: int, forfeited: Sequence[bool] | None = None
+) -> list[int]:
     """Each seat's place (1 is first) at the end of a game: the winner first, then by
     final score, highest first; equal scores share a place and the next place is
     skipped (1, 2, 2, 4). The winner's score is the highest anyway, except in a
-    one-round game whose other hands were worth 0 points: winning still places first."""
-    order = sorted(range(len(scores)), key=lambda s: (s != winner, -scores[s]))
+    one-round game whose other hands were worth 0 points: winning still places first.
+
+    A seat marked in `forfeited` (its player left, or lost the seat to timeouts and
+    never took it back) places last whatever its bot made of it, behind every seat
+    that did not; several such seats share that last place. When the winning seat
+    forfeited, the others place by score alone."""
+    gone = list(forfeited) if forfeited is not None else [False] * len(scores)
+    first = winner if not gone[winner] else None
+    order = sorted(range(len(scores)), key=lambda s: (gone[s], s != first, -scores[s]))
     found = [0] * len(scores)
     for position, seat in enumerate(order, start=1):
         previous = order[position - 2] if position > 1 else None
-        tied = (
-            previous is not None
-            and previous != winner
-            and seat != winner
-            and scores[previous] == scores[seat]
+        tied = previous is not None and (
+            (gone[previous] and gone[seat])
+            or (
+                not gone[previous]
+                and not gone[seat]
+                and previous != first
+                and seat != first
+                and scores[previous] == scores[seat]
+            )
         )
         found[seat] = found[previous] if tied and previous is not None else position
     return found

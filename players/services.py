@@ -10,13 +10,15 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from players.models import Player, hash_token
+from players.models import LeaderboardHiding, Player, hash_token
 from players.signals import token_revoked
-from unoservice.errors import InvalidRequest, PlayerDisabled
+from unoservice.errors import InvalidRequest, NotFound, PlayerDisabled
 
 log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 32
+# An operator's reason for an action on a player or a game, kept with it.
+MAX_REASON_LENGTH = 200
 
 
 def clean_player_name(raw: object) -> str:
@@ -86,7 +88,7 @@ def player_disable(*, player_id: uuid.UUID | str, by: str, reason: str = "") -> 
         if player.disabled_at is None:
             player.disabled_at = timezone.now()
             player.disabled_by = by
-            player.disabled_reason = reason.strip()[:200]
+            player.disabled_reason = reason.strip()[:MAX_REASON_LENGTH]
             player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
         _revoke(player, None)
     log.info("player %s disabled by %s", player.pk, player.disabled_by)
@@ -104,4 +106,40 @@ def player_enable(*, player_id: uuid.UUID | str, by: str) -> Player:
         player.disabled_reason = ""
         player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
     log.info("player %s enabled by %s", player.pk, by)
+    return player
+
+
+def clean_reason(raw: object) -> str:
+    """An operator's reason: 1-200 printable characters after trimming. Required:
+    every operator action on ratings says why."""
+    reason = raw.strip() if isinstance(raw, str) else ""
+    if not 1 <= len(reason) <= MAX_REASON_LENGTH or not reason.isprintable():
+        raise InvalidRequest(
+            f"a reason of 1-{MAX_REASON_LENGTH} printable characters is required",
+            details={"fields": {"reason": ["1-200 printable characters after trimming"]}},
+        )
+    return reason
+
+
+def leaderboard_hide(*, player_id: uuid.UUID | str, hidden: bool, by: Any, reason: str) -> Player:
+    """Hide a player from the leaderboard (`hidden`), or show them again, for the staff
+    user `by`, who says why: recorded as a `LeaderboardHiding` with the time. Their
+    rating still moves with their games, and their profile shows it, without a
+    rank. Hiding a hidden player (or showing a shown one) changes nothing but is
+    recorded all the same. Locks the player row."""
+    reason = clean_reason(reason)
+    with transaction.atomic():
+        player = Player.objects.select_for_update().filter(pk=player_id).first()
+        if player is None:
+            raise NotFound("no such player")
+        player.leaderboard_hidden = hidden
+        player.save(update_fields=["leaderboard_hidden"])
+        LeaderboardHiding.objects.create(
+            player=player,
+            hidden=hidden,
+            by=by,
+            by_username=by.get_username(),
+            at=timezone.now(),
+            reason=reason,
+        )
     return player

@@ -9,15 +9,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from players import rating
 from players.models import Player, Rating
 from unoservice import fastsql
 
-# Rated games a player needs before the leaderboard lists them: a few games' luck
-# should not put anyone on it.
+# The record the leaderboard asks for: rated games, a few games' luck should not put
+# anyone on it; and different human opponents among them, so that beating a few
+# accounts that let themselves be beaten (their games together also count only up
+# to the repeat limit, games.results) does not put anyone on it either. Until then a
+# rating is provisional.
 MIN_GAMES_TO_RANK = 5
+MIN_OPPONENTS_TO_RANK = 3
 
 
 class RatingJson(TypedDict):
@@ -36,7 +40,10 @@ class Standing:
     bot: str | None
     player: Player | None
     rating: RatingJson
-    rank: int | None  # on the leaderboard, when it has played enough rated games
+    rank: int | None  # on the leaderboard, when it has the record and is not hidden
+    # Without the record yet (`has_record`): not ranked, whatever the rating says.
+    provisional: bool = True
+    opponents: int = 0  # different human opponents met, counted up to the record's
 
 
 def rating_data(row: Rating | None) -> RatingJson:
@@ -51,22 +58,56 @@ def player_standing(player: Player) -> Standing:
     """A player's rating and rank. `GET /players/me`, a client's first request and its
     cheapest, reads this, hence `fastsql`."""
     row = fastsql.select_by(Rating, "key", str(player.pk))
-    return Standing(str(player.pk), player.name, None, player, rating_data(row), rank_of(row))
+    rank = rank_of(row, hidden=player.leaderboard_hidden)
+    return standing(str(player.pk), player.name, None, player, row, rank)
 
 
-def rank_of(row: Rating | None) -> int | None:
+def standing(
+    key: str,
+    name: str,
+    bot: str | None,
+    player: Player | None,
+    row: Rating | None,
+    rank: int | None,
+) -> Standing:
+    """A rated entity's `Standing`, from its rating row (None: never rated)."""
+    return Standing(
+        key,
+        name,
+        bot,
+        player,
+        rating_data(row),
+        rank,
+        provisional=not has_record(row),
+        opponents=0 if row is None else row.opponents_met,
+    )
+
+
+def has_record(row: Rating | None) -> bool:
+    """Whether a rating has the record the leaderboard asks for."""
+    return (
+        row is not None
+        and row.games >= MIN_GAMES_TO_RANK
+        and row.opponents_met >= MIN_OPPONENTS_TO_RANK
+    )
+
+
+def rank_of(row: Rating | None, *, hidden: bool = False) -> int | None:
     """The place on the leaderboard: 1 + how many listed rank strictly higher, so that
-    equal ordinals share a rank."""
-    if row is None or row.games < MIN_GAMES_TO_RANK:
+    equal ordinals share a rank. None when it is not listed: without the record, or
+    its player `hidden` by an operator."""
+    if row is None or hidden or not has_record(row):
         return None
     return leaderboard().filter(ordinal__gt=row.ordinal).count() + 1
 
 
 def leaderboard() -> QuerySet[Rating]:
-    """The ratings with enough rated games, best first: by ordinal, then key (a
-    stable order for pages)."""
-    rows = Rating.objects.filter(games__gte=MIN_GAMES_TO_RANK).select_related("player")
-    return rows.order_by("-ordinal", "key")
+    """The ratings with the record (`has_record`), but for players an operator hid,
+    best first: by ordinal, then key (a stable order for pages)."""
+    rows = Rating.objects.filter(
+        games__gte=MIN_GAMES_TO_RANK, opponents_met__gte=MIN_OPPONENTS_TO_RANK
+    ).filter(Q(player__isnull=True) | Q(player__leaderboard_hidden=False))
+    return rows.select_related("player").order_by("-ordinal", "key")
 
 
 def ranks(rows: Sequence[Rating], first_position: int) -> list[int]:

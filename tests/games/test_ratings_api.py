@@ -34,10 +34,21 @@ def play_rated(winner: Persona, loser: Persona, *, seed: int = 3, **options: obj
 def test_anyone_reads_a_players_profile_with_rating_rank_and_stats(host, guest, outsider):
     play_rated(host, guest)
     body = outsider.get(f"/players/{host.player.pk}").json()
-    assert set(body) == {"id", "name", "bot", "rating", "rank", "stats", "created_at"}
+    assert set(body) == {
+        "id",
+        "name",
+        "bot",
+        "rating",
+        "rank",
+        "provisional",
+        "opponents",
+        "stats",
+        "created_at",
+    }
     assert (body["id"], body["name"], body["bot"]) == (str(host.player.pk), "Host", None)
     assert body["rating"] == rating_of(host)
     assert body["rank"] is None  # one rated game: not on the leaderboard yet
+    assert (body["provisional"], body["opponents"]) == (True, 1)
     assert body["stats"]["games_played"] == 1
     assert body["stats"]["games_won"] == 1
     assert body["created_at"] == host.player.created_at.isoformat()
@@ -96,6 +107,8 @@ def test_a_players_history_lists_finished_games_newest_first_from_their_seat(hos
     assert (unrated["game"], rated["game"]) == (str(second.pk), str(first.pk))
     assert (unrated["place"], unrated["points"]) == (2, 0)
     assert (unrated["rating"], unrated["rating_change"]) == (None, None)
+    assert (unrated["rated"], unrated["unrated_reason"]) == (False, "unrated_game")
+    assert (rated["rated"], rated["unrated_reason"]) == (True, None)
     assert (rated["place"], rated["points"]) == (1, 9)
     assert rated["rating"]["games"] == 1
     assert rated["rating_change"]["mu"] == pytest.approx(rated["rating"]["mu"] - 25.0)
@@ -107,6 +120,7 @@ def test_a_players_history_lists_finished_games_newest_first_from_their_seat(hos
             "bot": None,
             "place": 1,
             "points": 9,
+            "forfeited": False,
         },
         {
             "seat": 1,
@@ -114,6 +128,7 @@ def test_a_players_history_lists_finished_games_newest_first_from_their_seat(hos
             "bot": None,
             "place": 2,
             "points": 0,
+            "forfeited": False,
         },
     ]
 
@@ -137,30 +152,48 @@ def test_a_page_past_the_end_or_malformed_is_not_found(host):
 # -- GET /leaderboard -------------------------------------------------------------------
 
 
-def test_the_leaderboard_lists_those_with_five_rated_games_by_ordinal(host, guest, outsider):
-    for seed in range(5):
-        play_rated(host, guest, seed=seed)
-    play_rated(outsider, host, seed=9)  # outsider: one game, not listed
+def test_the_leaderboard_lists_those_with_five_rated_games_against_three_people(
+    host, guest, outsider
+):
+    fourth, fifth = make_persona("Fourth"), make_persona("Fifth")
+    # Host and Guest each win against three different people, five games in all.
+    games = [
+        *[(host, outsider), (host, fourth), (host, fifth), (host, fifth), (host, fourth)],
+        *[(guest, outsider), (guest, fourth), (guest, fifth), (guest, fifth), (guest, fifth)],
+    ]
+    for seed, (winner, loser) in enumerate(games):
+        play_rated(winner, loser, seed=seed)
     body = outsider.get("/leaderboard").json()
     assert (body["count"], body["next"], body["previous"]) == (2, None, None)
     first, second = body["results"]
-    assert first["rank"] == 1
-    assert second["rank"] == 2
-    assert first["player"] == {"id": str(host.player.pk), "name": "Host", "bot": None}
-    assert first["rating"] == rating_of(host)
-    assert second["player"]["id"] == str(guest.player.pk)
+    assert (first["rank"], second["rank"]) == (1, 2)
+    assert {first["player"]["id"], second["player"]["id"]} == {
+        str(host.player.pk),
+        str(guest.player.pk),
+    }
     assert first["rating"]["ordinal"] > second["rating"]["ordinal"]
-    assert outsider.get(f"/players/{host.player.pk}").json()["rank"] == 1
+    # Fourth and Fifth played five and more rated games, but against two people only.
+    assert Rating.objects.get(player=fifth.player).games == 5
+    profile = outsider.get(f"/players/{fifth.player.pk}").json()
+    assert (profile["rank"], profile["provisional"], profile["opponents"]) == (None, True, 2)
+    mine = outsider.get(f"/players/{first['player']['id']}").json()
+    assert (mine["rank"], mine["provisional"], mine["opponents"]) == (1, False, 3)
 
 
 def test_equal_ordinals_share_a_rank_and_bots_are_listed_beside_people(host, guest):
     third = make_persona("Third")
     for persona, strategy in ((host, "greedy"), (guest, "random"), (third, "expert")):
         Rating.objects.create(
-            key=str(persona.player.pk), player=persona.player, mu=30, sigma=5, ordinal=15, games=9
+            key=str(persona.player.pk),
+            player=persona.player,
+            mu=30,
+            sigma=5,
+            ordinal=15,
+            games=9,
+            opponents_met=3,
         )
         Rating.objects.create(
-            key=bot_key(strategy), bot=strategy, mu=20, sigma=4, ordinal=8, games=5
+            key=bot_key(strategy), bot=strategy, mu=20, sigma=4, ordinal=8, games=5, opponents_met=3
         )
     Rating.objects.filter(key=bot_key("expert")).update(ordinal=16)
     ranks = [(e["rank"], e["player"]["name"]) for e in host.get("/leaderboard").json()["results"]]

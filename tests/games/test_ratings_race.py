@@ -66,3 +66,24 @@ def test_games_sharing_players_and_bots_that_end_at_once_all_rate_in_one_order(r
     kept = ratings()
     call_command("recompute_ratings", stdout=StringIO())
     assert ratings() == kept
+
+
+def test_games_of_the_same_two_players_ending_at_once_rate_only_three():
+    first, second = make_persona("Same-1"), make_persona("Same-2")
+    calls = []
+    games = []
+    for index in range(5):
+        game = start_game(first, second, seed=index)
+        version, card = one_move_from_the_end(game)
+        games.append(game)
+        body = {"version": version, **Move.from_json({"action": "play", "card": card}).to_json()}
+        client = client_for(first)
+        calls.append(
+            lambda c=client, g=game, b=body: c.post(f"{API}/games/{g.pk}/moves", b, format="json")
+        )
+    answers = all_at_once(calls)
+    assert [status for status, _ in answers] == [200] * len(games), answers
+    # The repeat limit is counted under the ratings' locks: exactly three are rated.
+    assert Result.objects.filter(game__in=games, rated=True).count() == 2 * 3
+    assert Result.objects.filter(game__in=games, unrated_reason="repeat_opponents").count() == 2 * 2
+    assert Rating.objects.get(player=first.player).games == 3

@@ -19,14 +19,19 @@ from tests.factories import finish_game as finish
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def rate(name_or_player: str | Player, mu: float, sigma: float, games: int) -> Rating:
-    """A rating row written directly: a player's, or with a strategy's name a bot's."""
+def rate(
+    name_or_player: str | Player, mu: float, sigma: float, games: int, opponents: int = 3
+) -> Rating:
+    """A rating row written directly: a player's, or with a strategy's name a bot's;
+    it met `opponents` different people."""
     skill = rating.Skill(mu, sigma)
     if isinstance(name_or_player, Player):
         owner = {"key": str(name_or_player.pk), "player": name_or_player}
     else:
         owner = {"key": bot_key(name_or_player), "bot": name_or_player}
-    return Rating.objects.create(mu=mu, sigma=sigma, ordinal=skill.ordinal, games=games, **owner)
+    return Rating.objects.create(
+        mu=mu, sigma=sigma, ordinal=skill.ordinal, games=games, opponents_met=opponents, **owner
+    )
 
 
 def player(name: str) -> Player:
@@ -98,7 +103,7 @@ def test_the_leaderboard_is_paginated_fifty_to_a_page(admin_client):
 def test_the_leaderboard_says_when_nobody_is_ranked(admin_client):
     rate(player("New"), 30.0, 2.0, games=1)
     page = get(admin_client, LEADERBOARD)
-    assert "Nobody has played 5 rated games yet." in page
+    assert "Nobody has played 5 rated games against 3 different people yet." in page
 
 
 @pytest.mark.django_db

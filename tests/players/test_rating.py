@@ -45,3 +45,38 @@ def test_several_seats_of_one_bot_add_up_their_shifts():
     assert both.sigma == 5.0 * 0.8 * 0.9
     assert rating.combine(prior, [first]) == first
     assert rating.combine(prior, []) == prior
+
+
+forfeits = scores_and_winner.flatmap(
+    lambda found: st.tuples(
+        st.just(found[0]),
+        st.just(found[1]),
+        st.lists(st.booleans(), min_size=len(found[0]), max_size=len(found[0])),
+    )
+)
+
+
+@given(forfeits)
+def test_seats_that_forfeited_share_the_last_place_and_the_others_keep_their_order(found):
+    scores, winner, gone = found
+    places = rating.places(scores, winner, gone)
+    stayed = [s for s in range(len(scores)) if not gone[s]]
+    left = [s for s in range(len(scores)) if gone[s]]
+    # Every seat that forfeited places behind every seat that did not, all together.
+    assert {places[s] for s in left} <= {len(stayed) + 1}
+    assert all(places[s] <= len(stayed) for s in stayed)
+    # The others place among themselves as the final scores say, the winner first
+    # unless the winning seat forfeited.
+    for seat in stayed:
+        ahead = [
+            s
+            for s in stayed
+            if s != seat and ((s == winner) or (seat != winner and scores[s] > scores[seat]))
+        ]
+        assert places[seat] == 1 + len(ahead)
+
+
+@given(scores_and_winner)
+def test_without_a_forfeit_the_places_are_those_of_the_scores(found):
+    scores, winner = found
+    assert rating.places(scores, winner, [False] * len(scores)) == rating.places(scores, winner)

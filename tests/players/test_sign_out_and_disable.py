@@ -127,7 +127,7 @@ def disable_from_the_list(client, *players: Persona, reason: str = "", apply: bo
 def test_the_admin_asks_why_before_disabling(admin_client, host: Persona) -> None:
     asked = disable_from_the_list(admin_client, host, apply=False)
     assert asked.status_code == 200
-    assert 'id="disable-form"' in asked.content.decode()
+    assert 'id="reason-form"' in asked.content.decode()
     disable_from_the_list(admin_client, host, reason="   ")
     assert Player.objects.get(pk=host.player.pk).disabled_at is None
 
@@ -136,7 +136,7 @@ def test_the_admin_disables_and_enables_a_player_recording_the_staff_member(
     admin_client, admin_user, host: Persona, guest: Persona
 ) -> None:
     answer = disable_from_the_list(admin_client, host, reason="abusive chat")
-    assert "1 player disabled" in answer.content.decode()
+    assert "Done for 1 of 1." in answer.content.decode()
     player = Player.objects.get(pk=host.player.pk)
     assert (player.disabled_by, player.disabled_reason) == (admin_user.username, "abusive chat")
     assert_error(host.get("/players/me"), 401, "player_disabled")

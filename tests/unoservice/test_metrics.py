@@ -289,6 +289,23 @@ def test_games_that_end_are_counted_by_how_and_whether_rated(token, host, guest)
     assert grew(status="abandoned", rated="false") == 1
 
 
+def test_a_game_the_repeat_limit_leaves_unrated_is_counted_unrated(token, host, guest) -> None:
+    for seed in range(3):
+        finish_game(start_game(host, guest, seed=seed), 0, host)
+    before = scrape()
+    finish_game(start_game(host, guest, seed=3), 0, host)
+    after = scrape()
+    name = "uno_games_ended_total"
+    assert (
+        value(after, name, status="finished", rated="false")
+        - value(before, name, status="finished", rated="false")
+        == 1
+    )
+    assert value(after, name, status="finished", rated="true") == value(
+        before, name, status="finished", rated="true"
+    )
+
+
 def test_the_queue_length_is_what_waits_in_the_broker(token, settings) -> None:
     queue = f"metrics-test-{uuid.uuid4().hex[:8]}"
     settings.CELERY_TASK_DEFAULT_QUEUE = queue

@@ -1,0 +1,161 @@
+"""The rules that keep ratings from being farmed, at the services: a player who
+forfeits (leaves, or loses the seat to timeouts and does not resume) places last; the
+same humans' fourth rated game within a day is unrated; and the recompute keeps
+both decisions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from io import StringIO
+
+import pytest
+import time_machine
+from django.core.management import call_command
+from django.utils import timezone
+
+from games import services
+from games.engine.position import build_state
+from games.models import Game, Result
+from players import rating
+from players.models import Rating
+from tests.factories import Persona, make_persona, put_state, reload, start_game
+from tests.factories import finish_game as finish
+from tests.games.test_pause_and_resume import walk_away
+
+pytestmark = pytest.mark.django_db
+
+LOSING_HANDS = [["B4", "B5"], ["G4", "G5"], ["Y4", "Y5"], ["B6", "B7"]]
+
+
+def bot_wins(game: Game, seat: int) -> Game:
+    """The bot at `seat` goes out with its last card, the others holding two each:
+    one move of the bot, as a worker makes it."""
+    hands = [["R1"] if s == seat else LOSING_HANDS[s] for s in range(len(game.seating))]
+    game = put_state(game, build_state(hands, top="R5", current=seat, target_score=0))
+    assert services.bot_act(game_id=game.pk, version=game.version) is not None
+    game = reload(game)
+    assert (game.status, game.winner) == ("finished", seat)
+    return game
+
+
+def places_of(game: Game) -> list[tuple[int, bool]]:
+    return [(r.place, r.forfeited) for r in Result.objects.filter(game=game).order_by("seat")]
+
+
+def ordinal(persona: Persona) -> float:
+    return Rating.objects.get(player=persona.player).ordinal
+
+
+# -- forfeits ---------------------------------------------------------------------------
+
+
+def test_a_player_who_leaves_places_last_though_the_bot_in_their_seat_wins(host, guest):
+    game = start_game(host, guest, seed=3)
+    services.game_leave(game_id=game.pk, player=guest.player)
+    game = bot_wins(reload(game), seat=1)
+    assert places_of(game) == [(1, False), (2, True)]
+    assert ordinal(guest) < rating.Skill().ordinal < ordinal(host)
+
+
+def test_a_player_who_lost_the_seat_to_timeouts_and_never_resumed_places_last(host, guest):
+    game = start_game(host, guest, seed=3, turn_timeout=30)
+    game = walk_away(game, seat=1, answer={0: host})
+    assert game.seating[1]["bot"] is not None
+    game = bot_wins(game, seat=1)
+    assert places_of(game) == [(1, False), (2, True)]
+    assert Rating.objects.get(player=guest.player).mu < rating.DEFAULT_MU
+
+
+def test_a_player_who_resumed_their_seat_has_not_forfeited(host, guest):
+    game = start_game(host, guest, seed=3, turn_timeout=30)
+    game = walk_away(game, seat=1, answer={0: host})
+    services.seat_resume(game_id=game.pk, player=guest.player)
+    game = finish(reload(game), winner=1, by=guest)
+    assert places_of(game) == [(2, False), (1, False)]
+    assert Rating.objects.get(player=guest.player).mu > rating.DEFAULT_MU
+
+
+def test_players_who_forfeited_share_the_last_place_behind_the_bots_own_seats(host, guest):
+    third = make_persona("Third")
+    game = start_game(host, guest, third, "greedy", seed=3)
+    for leaver in (guest, third):
+        services.game_leave(game_id=game.pk, player=leaver.player)
+    game = bot_wins(reload(game), seat=2)
+    # Host and the bot's own seat place by score; both leavers share the last place,
+    # the winning one among them.
+    assert places_of(game) == [(1, False), (3, True), (3, True), (1, False)]
+
+
+# -- repeat games ----------------------------------------------------------------------
+
+
+def test_the_same_humans_fourth_rated_game_within_a_day_is_unrated(host, guest):
+    games = [finish(start_game(host, guest, seed=s), winner=0, by=host) for s in range(3)]
+    after_three = ordinal(host)
+    fourth = finish(start_game(guest, host, "greedy", seed=9), winner=1, by=host)
+    assert ordinal(host) == after_three
+    assert Rating.objects.get(player=host.player).games == 3
+    rows = list(Result.objects.filter(game=fourth))
+    assert {(r.rated, r.unrated_reason, r.mu_after) for r in rows} == {
+        (False, "repeat_opponents", None)
+    }
+    assert not fourth.events.filter(type="game_rated").exists()
+    assert all(Result.objects.filter(game=g, rated=True).count() == 2 for g in games)
+
+
+def test_a_day_after_the_first_of_three_rated_games_the_same_humans_are_rated_again(host, guest):
+    start = timezone.now()
+    with time_machine.travel(start, tick=False):
+        finish(start_game(host, guest, seed=0), winner=0, by=host)
+    with time_machine.travel(start + dt.timedelta(hours=12), tick=False):
+        for seed in (1, 2, 3):
+            finish(start_game(host, guest, seed=seed), winner=0, by=host)
+    assert Rating.objects.get(player=host.player).games == 3
+    with time_machine.travel(start + dt.timedelta(hours=24, seconds=1), tick=False):
+        game = finish(start_game(host, guest, seed=4), winner=0, by=host)
+    assert Result.objects.filter(game=game, rated=True).count() == 2
+    assert Rating.objects.get(player=host.player).games == 4
+
+
+def test_another_human_at_the_table_makes_another_set_of_humans(host, guest, outsider):
+    for seed in range(3):
+        finish(start_game(host, guest, seed=seed), winner=0, by=host)
+    game = finish(start_game(host, guest, outsider, seed=5), winner=0, by=host)
+    assert Result.objects.filter(game=game, rated=True).count() == 3
+
+
+def test_unrated_games_do_not_count_towards_the_repeat_limit(host, guest):
+    for seed in range(3):
+        finish(start_game(host, guest, seed=seed, rated=False), winner=0, by=host)
+    game = finish(start_game(host, guest, seed=5), winner=0, by=host)
+    assert Result.objects.filter(game=game, rated=True).count() == 2
+    reasons = set(Result.objects.filter(rated=False).values_list("unrated_reason", flat=True))
+    assert reasons == {"unrated_game"}
+
+
+def test_one_human_among_bots_says_why_it_is_unrated(host):
+    game = finish(start_game(host, "greedy", seed=3), winner=0, by=host)
+    assert {r.unrated_reason for r in Result.objects.filter(game=game)} == {"too_few_humans"}
+
+
+# -- the recompute keeps what each game decided ---------------------------------------
+
+
+def test_recomputing_keeps_forfeits_and_repeats_as_the_games_decided(host, guest, outsider):
+    game = start_game(host, guest, outsider, seed=3)
+    services.game_leave(game_id=game.pk, player=outsider.player)
+    bot_wins(reload(game), seat=2)
+    for seed in range(4):
+        finish(start_game(host, guest, seed=seed), winner=1, by=guest)
+    kept = {
+        r.key: (r.mu, r.sigma, r.games, r.opponents, r.opponents_met) for r in Rating.objects.all()
+    }
+    places = {r.pk: (r.place, r.forfeited, r.rated, r.unrated_reason) for r in Result.objects.all()}
+    call_command("recompute_ratings", stdout=StringIO())
+    after = {
+        r.key: (r.mu, r.sigma, r.games, r.opponents, r.opponents_met) for r in Rating.objects.all()
+    }
+    assert after == kept
+    assert {
+        r.pk: (r.place, r.forfeited, r.rated, r.unrated_reason) for r in Result.objects.all()
+    } == places
