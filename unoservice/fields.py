@@ -15,9 +15,10 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
-# More digits than any count, seq or number of seconds the API takes can have (and
-# far fewer than Python's limit on converting digits, 4,300).
-MAX_QUERY_INTEGER_DIGITS = 18
+# Far more digits than any count, seq or number of seconds the API takes can have
+# (a larger number is simply out of range: a seq past the end, say), and far fewer
+# than Python's limit on converting digits to an int, 4,300.
+MAX_QUERY_INTEGER_DIGITS = 100
 
 
 def is_query_integer(data: Any) -> bool:

@@ -33,9 +33,11 @@ def sign_up(remote_addr: str, forwarded_for: str | None = None) -> Any:
 
 @pytest.fixture
 def num_proxies(settings: Any) -> Iterator[Callable[[int], None]]:
-    """Set NUM_PROXIES as a deployment would (DRF reads it from its settings)."""
+    """Set NUM_PROXIES as a deployment would: the service's setting, and DRF's, which
+    the settings make of it."""
 
     def use(count: int) -> None:
+        settings.NUM_PROXIES = count
         settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": count}
         api_settings.reload()
 
