@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from games import results, selectors
 from games.models import Game, GameStatus, RatingAnnulment, Result
-from players import rating
+from players import rating, standings
 from players.models import BOT_KEY_PREFIX, Rating
 from players.services import clean_reason
 from unoservice.errors import NotFound, WrongPhaseError
@@ -153,12 +153,19 @@ def _later_games(first: Result) -> Iterable[list[Result]]:
 def _meet_again(keys: set[str], rows: dict[str, Rating]) -> None:
     """Work out again the human opponents `keys`' ratings met, from their rated games
     in the order they finished, as the games themselves did (`results.meet`): the
-    annulled game may have been the one that brought an opponent."""
+    annulled game may have been the one that brought an opponent, or one of the
+    games that made an opponent established before a later game. Who was
+    established in a game is read from the results as they now stand: a seat's
+    rated games before it are its `games_after` less that game."""
     theirs = Result.objects.filter(key__in=keys, rated=True)
     played = list(theirs.order_by("finished_at", "game_id").values_list("key", "game_id"))
     humans: dict[Any, list[str]] = {}
     seated = (
-        Result.objects.filter(game_id__in=theirs.values("game_id"), rated=True)
+        Result.objects.filter(
+            game_id__in=theirs.values("game_id"),
+            rated=True,
+            games_after__gt=standings.MIN_GAMES_TO_RANK,
+        )
         .exclude(key__startswith=BOT_KEY_PREFIX)
         .order_by("game_id", "seat")
         .values_list("game_id", "key")

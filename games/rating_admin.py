@@ -75,8 +75,8 @@ def rating_name(row: Rating) -> str:
 def leaderboard_position(row: Rating) -> int | None:
     """Where `row` stands in `standings.leaderboard()` (1-based), ties broken by key
     as the leaderboard breaks them: this finds the page it is listed on. None when
-    it is not listed (no record yet, or its player hidden)."""
-    hidden = row.player is not None and row.player.leaderboard_hidden
+    it is not listed (no record yet, or its player hidden or disabled)."""
+    hidden = row.player is not None and not standings.listed(row.player)
     if hidden or not standings.has_record(row):
         return None
     ahead = Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, key__lt=row.key)
@@ -145,6 +145,7 @@ def rating_context(request: HttpRequest, player: Player) -> dict[str, Any]:
         "min_games_to_rank": standings.MIN_GAMES_TO_RANK,
         "min_opponents_to_rank": standings.MIN_OPPONENTS_TO_RANK,
         "player_hidden": player.leaderboard_hidden,
+        "player_disabled": player.disabled_at is not None,
         "rating_plot": rating_plot(player),
         "recent_games": recent_games(request, player),
         "leaderboard_url": leaderboard_url(row),

@@ -10,8 +10,9 @@ The rules that keep ratings from being farmed live here too: a player who forfei
 (left, or lost the seat to timeouts and never took it back) places last whatever the
 bot did with the seat (`players.rating.places`); the same humans' fourth rated game
 within `REPEAT_WINDOW` finishes unrated (`REPEAT_OPPONENTS`); and each rating keeps
-the first few different humans it met (`Rating.opponents`), which the leaderboard
-asks for (`players.standings`).
+the first few different established humans it met (`Rating.opponents`: they had
+played `MIN_GAMES_TO_RANK` rated games before the game), which the leaderboard asks
+for (`players.standings`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from games.engine.vocabulary import GameRatedData, RatingChangeData, RatingData,
 from games.models import Game, GameStatus, Result
 from players import rating
 from players.models import BOT_KEY_PREFIX, Rating, bot_key
-from players.standings import MIN_OPPONENTS_TO_RANK
+from players.standings import MIN_GAMES_TO_RANK, MIN_OPPONENTS_TO_RANK
 from unoservice import fastsql, metrics
 
 # A rated game needs this many human players: games among bots are not rated, nor is
@@ -220,6 +221,8 @@ def rate(
     priors = {key: rating.Skill(row.mu, row.sigma) for key, row in ratings.items()}
     posteriors = rating.rate([priors[key] for key in keys], places)
     humans = list(dict.fromkeys(k for k in keys if not k.startswith(BOT_KEY_PREFIX)))
+    # Read before this game counts: the games an opponent had played until now.
+    established = [key for key in humans if ratings[key].games >= MIN_GAMES_TO_RANK]
     now_games = {}
     for key, row in ratings.items():
         seats = [posteriors[i] for i, k in enumerate(keys) if k == key]
@@ -227,7 +230,7 @@ def rate(
         row.mu, row.sigma, row.ordinal = after.mu, after.sigma, after.ordinal
         row.games += 1
         now_games[key] = row.games
-        meet(row, humans)
+        meet(row, established)
     return [
         (priors[key], rating.Skill(ratings[key].mu, ratings[key].sigma), now_games[key])
         for key in keys
@@ -235,9 +238,13 @@ def rate(
 
 
 def meet(row: Rating, humans: Sequence[str]) -> None:
-    """Add the humans of a rated game (their keys, in seat order) to the different
-    human opponents `row` has met, in memory, up to `MIN_OPPONENTS_TO_RANK`: the
-    leaderboard asks for no more."""
+    """Add the established humans of a rated game (their keys, in seat order: those
+    who had `MIN_GAMES_TO_RANK` rated games before it) to the different human
+    opponents `row` has met, in memory, up to `MIN_OPPONENTS_TO_RANK`: the leaderboard
+    asks for no more. A fresh account that plays only the player it lets win counts
+    for nobody within a day, however many such accounts there are: the repeat limit
+    stops their games together at `REPEATS_PER_WINDOW`, fewer than `MIN_GAMES_TO_RANK`.
+    An opponent met before they were established counts when met again after."""
     if row.opponents_met >= MIN_OPPONENTS_TO_RANK:
         return
     met = row.opponents.split()

@@ -16,10 +16,12 @@ from players.models import Player, Rating
 from unoservice import fastsql
 
 # The record the leaderboard asks for: rated games, a few games' luck should not put
-# anyone on it; and different human opponents among them, so that beating a few
-# accounts that let themselves be beaten (their games together also count only up
-# to the repeat limit, games.results) does not put anyone on it either. Until then a
-# rating is provisional.
+# anyone on it; and different human opponents among them, each of whom had played
+# MIN_GAMES_TO_RANK rated games before the game that met them (games.results.meet),
+# so that beating accounts that let themselves be beaten does not put anyone on it
+# either: two players' games together count only up to the repeat limit
+# (games.results), fewer than MIN_GAMES_TO_RANK a day, so fresh accounts beaten one
+# at a time do not count, however many. Until then a rating is provisional.
 MIN_GAMES_TO_RANK = 5
 MIN_OPPONENTS_TO_RANK = 3
 
@@ -40,10 +42,12 @@ class Standing:
     bot: str | None
     player: Player | None
     rating: RatingJson
-    rank: int | None  # on the leaderboard, when it has the record and is not hidden
+    rank: int | None  # on the leaderboard: with the record, not hidden nor disabled
     # Without the record yet (`has_record`): not ranked, whatever the rating says.
     provisional: bool = True
-    opponents: int = 0  # different human opponents met, counted up to the record's
+    # Different established human opponents met (`games.results.meet`), counted up
+    # to the record's.
+    opponents: int = 0
 
 
 def rating_data(row: Rating | None) -> RatingJson:
@@ -58,7 +62,7 @@ def player_standing(player: Player) -> Standing:
     """A player's rating and rank. `GET /players/me`, a client's first request and its
     cheapest, reads this, hence `fastsql`."""
     row = fastsql.select_by(Rating, "key", str(player.pk))
-    rank = rank_of(row, hidden=player.leaderboard_hidden)
+    rank = rank_of(row, hidden=not listed(player))
     return standing(str(player.pk), player.name, None, player, row, rank)
 
 
@@ -83,6 +87,12 @@ def standing(
     )
 
 
+def listed(player: Player) -> bool:
+    """Whether `player` may stand on the leaderboard at all: not when an operator hid
+    or disabled them. `leaderboard()` filters the same way."""
+    return not player.leaderboard_hidden and player.disabled_at is None
+
+
 def has_record(row: Rating | None) -> bool:
     """Whether a rating has the record the leaderboard asks for."""
     return (
@@ -95,18 +105,22 @@ def has_record(row: Rating | None) -> bool:
 def rank_of(row: Rating | None, *, hidden: bool = False) -> int | None:
     """The place on the leaderboard: 1 + how many listed rank strictly higher, so that
     equal ordinals share a rank. None when it is not listed: without the record, or
-    its player `hidden` by an operator."""
+    `hidden` (its player not `listed`)."""
     if row is None or hidden or not has_record(row):
         return None
     return leaderboard().filter(ordinal__gt=row.ordinal).count() + 1
 
 
 def leaderboard() -> QuerySet[Rating]:
-    """The ratings with the record (`has_record`), but for players an operator hid,
-    best first: by ordinal, then key (a stable order for pages)."""
+    """The ratings with the record (`has_record`), but for players an operator hid
+    or disabled (`listed`), best first: by ordinal, then key (a stable order for
+    pages)."""
     rows = Rating.objects.filter(
         games__gte=MIN_GAMES_TO_RANK, opponents_met__gte=MIN_OPPONENTS_TO_RANK
-    ).filter(Q(player__isnull=True) | Q(player__leaderboard_hidden=False))
+    ).filter(
+        Q(player__isnull=True)
+        | Q(player__leaderboard_hidden=False, player__disabled_at__isnull=True)
+    )
     return rows.select_related("player").order_by("-ordinal", "key")
 
 

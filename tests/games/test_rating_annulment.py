@@ -84,8 +84,18 @@ def test_annulling_a_game_recomputes_every_later_rating_as_from_scratch(four, st
     )
 
 
+def establish(people: list[Persona]) -> None:
+    """Everyone of `people` plays everyone else three rated games: each has
+    `3 * (len(people) - 1)` rated games after, enough to count as an opponent."""
+    for i, first in enumerate(people):
+        for second in people[i + 1 :]:
+            for seed in range(3):
+                finish(start_game(first, second, seed=seed), winner=0, by=first)
+
+
 def test_annulling_the_game_that_brought_an_opponent_takes_it_off_the_record(four, staff_user):
     a = four[0]
+    establish(four[1:])
     games = [play(four, [0, other], 0, seed=other * 10 + n) for other in (1, 2, 3) for n in (0, 1)]
     assert Rating.objects.get(player=a.player).opponents_met == 3
     annulment.game_rating_annul(game_id=games[4].pk, by=staff_user, reason="bought")
@@ -122,6 +132,26 @@ def test_an_annulment_needs_a_reason(host, guest, staff_user):
     assert Result.objects.filter(game=game, rated=True).count() == 2
 
 
+def test_annulling_a_game_that_made_an_opponent_established_takes_them_off_the_record(
+    four, staff_user
+):
+    a, b = four[0], four[1]
+    # B's fifth rated game, then A meets B, who had five.
+    earlier = [play(four, [1, other], 0, seed=other * 10 + n) for other in (2, 3) for n in (0, 1)]
+    earlier.append(play(four, [1, 2], 0, seed=99))
+    play(four, [0, 1], 0, seed=5)
+    assert Rating.objects.get(player=a.player).opponents == str(b.player.pk)
+    annulment.game_rating_annul(game_id=earlier[0].pk, by=staff_user, reason="bought")
+    # B had four rated games before meeting A now: not established yet.
+    assert (
+        Rating.objects.get(player=a.player).opponents_met,
+        a.get("/players/me").json()["opponents"],
+    ) == (0, 0)
+    annulled = snapshot()
+    results.recompute()
+    assert snapshot() == annulled
+
+
 # Games among four players: who sits (two or three of them), who wins.
 tables = st.lists(
     st.tuples(
@@ -129,7 +159,7 @@ tables = st.lists(
         st.integers(0, 2),
     ),
     min_size=2,
-    max_size=7,
+    max_size=10,
 )
 
 

@@ -1,21 +1,26 @@
 """The rules that keep ratings from being farmed, at the services: a player who
 forfeits (leaves, or loses the seat to timeouts and does not resume) places last; the
-same humans' fourth rated game within a day is unrated; and the recompute keeps
-both decisions."""
+same humans' fourth rated game within a day is unrated; the record counts only
+opponents who had five rated games before the game; and the recompute keeps every
+decision."""
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from io import StringIO
 
 import pytest
 import time_machine
+from django.apps import apps as django_apps
 from django.core.management import call_command
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from games import services
+from games import results, services
 from games.engine.position import build_state
-from games.models import Game, Result
+from games.models import Event, Game, Result, Seat
 from players import rating
 from players.models import Rating
 from tests.factories import Persona, make_persona, put_state, reload, start_game
@@ -159,3 +164,96 @@ def test_recomputing_keeps_forfeits_and_repeats_as_the_games_decided(host, guest
     assert {
         r.pk: (r.place, r.forfeited, r.rated, r.unrated_reason) for r in Result.objects.all()
     } == places
+
+
+# -- the record counts established opponents only --------------------------------------
+
+
+def rated_games(persona: Persona, count: int, *, seed: int) -> None:
+    """`count` rated games of `persona` against fresh players, won by `persona`."""
+    for n in range(count):
+        rival = make_persona(f"Rival{seed}-{n}")
+        finish(start_game(persona, rival, seed=seed + n), winner=0, by=persona)
+
+
+def met(persona: Persona) -> tuple[int, str]:
+    row = Rating.objects.get(player=persona.player)
+    return row.opponents_met, row.opponents
+
+
+def test_an_opponent_counts_only_once_they_had_five_rated_games_before_the_game(host, guest):
+    rated_games(guest, 4, seed=10)
+    finish(start_game(host, guest, seed=1), winner=0, by=host)  # guest had 4: not yet
+    assert met(host) == (0, "")
+    # Guest, who had not met an established opponent either, counts nobody.
+    assert met(guest) == (0, "")
+    finish(start_game(host, guest, seed=2), winner=0, by=host)  # guest had 5 now
+    assert met(host) == (1, str(guest.player.pk))
+    assert met(guest) == (0, "")  # host had played one game
+
+
+def test_beating_many_fresh_accounts_up_to_the_repeat_limit_reaches_no_record(host):
+    for n in range(5):
+        fresh = make_persona(f"Fresh{n}")
+        for seed in range(4):
+            finish(start_game(host, fresh, seed=seed), winner=0, by=host)
+    row = Rating.objects.get(player=host.player)
+    assert (row.games, row.opponents_met) == (15, 0)
+    assert host.get("/players/me").json()["provisional"] is True
+    assert host.get("/leaderboard").json()["count"] == 0
+
+
+def snapshot_ratings() -> dict[str, tuple[float, float, int, str, int]]:
+    return {
+        r.key: (r.mu, r.sigma, r.games, r.opponents, r.opponents_met) for r in Rating.objects.all()
+    }
+
+
+def migrate_opponents() -> None:
+    """The data step of the migration that brought the rule, on the data as it is."""
+    step = importlib.import_module("games.migrations.0016_opponents_established")
+    step.meet_established_only(django_apps, None)
+
+
+# Games among five players: who sits (two to four of them), who wins.
+tables = st.lists(
+    st.tuples(st.lists(st.integers(0, 4), min_size=2, max_size=4, unique=True), st.integers(0, 3)),
+    min_size=6,
+    max_size=18,
+)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(tables)
+def test_the_recompute_and_the_migration_count_the_opponents_the_games_counted(
+    host, guest, outsider, found
+):
+    for model in (Result, Event, Seat, Game, Rating):
+        model.objects.all().delete()
+    people = [host, guest, outsider, *(make_persona(f"P{n}") for n in (3, 4))]
+    for n, (seats, winner) in enumerate(found):
+        table = [people[i] for i in seats]
+        game = start_game(table[0], *table[1:], seed=n)
+        finish(game, winner=winner % len(table), by=table[winner % len(table)])
+    played = snapshot_ratings()
+    for key, (_, _, _, opponents, count) in played.items():
+        assert count == len(opponents.split())
+        assert key not in opponents.split()
+    migrate_opponents()
+    assert snapshot_ratings() == played
+    results.recompute()
+    assert snapshot_ratings() == played
+
+
+def test_the_migration_takes_fresh_opponents_counted_before_the_rule_off_the_record(host):
+    fresh = [make_persona(f"Fresh{n}") for n in range(3)]
+    for seed, rival in enumerate(fresh):
+        finish(start_game(host, rival, seed=seed), winner=0, by=host)
+    # What the games counted before the rule: every human met.
+    met_before = " ".join(str(p.player.pk) for p in fresh)
+    Rating.objects.filter(player=host.player).update(opponents=met_before, opponents_met=3)
+    migrate_opponents()
+    assert met(host) == (0, "")
+    assert snapshot_ratings()[str(host.player.pk)][2] == 3  # nothing else changed

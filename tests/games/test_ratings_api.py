@@ -48,7 +48,8 @@ def test_anyone_reads_a_players_profile_with_rating_rank_and_stats(host, guest, 
     assert (body["id"], body["name"], body["bot"]) == (str(host.player.pk), "Host", None)
     assert body["rating"] == rating_of(host)
     assert body["rank"] is None  # one rated game: not on the leaderboard yet
-    assert (body["provisional"], body["opponents"]) == (True, 1)
+    # Guest had played no rated game before: not an opponent the record counts yet.
+    assert (body["provisional"], body["opponents"]) == (True, 0)
     assert body["stats"]["games_played"] == 1
     assert body["stats"]["games_won"] == 1
     assert body["created_at"] == host.player.created_at.isoformat()
@@ -156,8 +157,13 @@ def test_the_leaderboard_lists_those_with_five_rated_games_against_three_people(
     host, guest, outsider
 ):
     fourth, fifth = make_persona("Fourth"), make_persona("Fifth")
-    # Host and Guest each win against three different people, five games in all.
+    # Outsider, Fourth and Fifth play three games each together, six each: from then
+    # on they count as opponents. Then Host and Guest each win against all three,
+    # five games in all.
     games = [
+        *[(outsider, fourth)] * 3,
+        *[(outsider, fifth)] * 3,
+        *[(fourth, fifth)] * 3,
         *[(host, outsider), (host, fourth), (host, fifth), (host, fifth), (host, fourth)],
         *[(guest, outsider), (guest, fourth), (guest, fifth), (guest, fifth), (guest, fifth)],
     ]
@@ -172,8 +178,9 @@ def test_the_leaderboard_lists_those_with_five_rated_games_against_three_people(
         str(guest.player.pk),
     }
     assert first["rating"]["ordinal"] > second["rating"]["ordinal"]
-    # Fourth and Fifth played five and more rated games, but against two people only.
-    assert Rating.objects.get(player=fifth.player).games == 5
+    # Fifth played eleven rated games against four people, but Host and Guest had
+    # fewer than five rated games when they met Fifth: two opponents count.
+    assert Rating.objects.get(player=fifth.player).games == 11
     profile = outsider.get(f"/players/{fifth.player.pk}").json()
     assert (profile["rank"], profile["provisional"], profile["opponents"]) == (None, True, 2)
     mine = outsider.get(f"/players/{first['player']['id']}").json()

@@ -1,6 +1,6 @@
 """Operators hide a player from the leaderboard and show them again, from the players'
 admin list, saying why; the API's leaderboard and the admin's follow, and the player's
-rating still moves."""
+rating still moves. A disabled player is off the leaderboard too."""
 
 from __future__ import annotations
 
@@ -111,3 +111,24 @@ def test_a_staff_member_who_may_only_view_players_cannot_hide_them(client, host)
     client.force_login(viewer)
     act(client, "hide_from_leaderboard", host.player, apply="Hide", reason="r")
     assert not Player.objects.get(pk=host.player.pk).leaderboard_hidden
+
+
+def test_a_disabled_player_leaves_the_leaderboard_and_has_no_rank_until_enabled(
+    client, staff_user, host, guest
+):
+    listed(host, 40.0)
+    listed(guest, 30.0)
+    services.player_disable(player_id=host.player.pk, by="ops", reason="cheating")
+    assert board(guest) == [str(guest.player.pk)]
+    assert guest.get("/players/me").json()["rank"] == 1
+    profile = guest.get(f"/players/{host.player.pk}").json()
+    assert (profile["rank"], profile["provisional"]) == (None, False)
+    client.force_login(staff_user)
+    assert f"rating-{host.player.pk}" not in client.get(LEADERBOARD).content.decode()
+    assert f"rating-{guest.player.pk}" in client.get(LEADERBOARD).content.decode()
+    page = client.get(f"{PLAYERS}{host.player.pk}/change/").content.decode()
+    assert "disabled: off the leaderboard" in page
+
+    services.player_enable(player_id=host.player.pk, by="ops")
+    assert board(guest) == [str(host.player.pk), str(guest.player.pk)]
+    assert guest.get(f"/players/{host.player.pk}").json()["rank"] == 1

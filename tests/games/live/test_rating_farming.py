@@ -147,13 +147,39 @@ def test_an_account_beating_fresh_accounts_that_only_draw_and_pass_stays_off_the
     profile = farmer.rating()
     # Eight wins, of which three against each account were rated: the rest repeat.
     assert profile["rating"]["games"] == 6
-    assert (profile["opponents"], profile["provisional"], profile["rank"]) == (2, True, None)
+    assert (profile["opponents"], profile["provisional"], profile["rank"]) == (0, True, None)
     assert not farmer.on_leaderboard()
     reasons = [entry["unrated_reason"] for entry in reversed(history_of(farmer))]
     assert reasons == [None, None, None, "repeat_opponents"] * 2
     # The fourth win against an account moved nothing.
     assert ordinals[2] == ordinals[3]
     assert ordinals[6] == ordinals[7]
+
+
+@pytest.mark.slow
+def test_an_account_beating_five_fresh_accounts_up_to_the_repeat_limit_reaches_no_record(
+    live: LiveServer,
+):
+    """Five fresh accounts that only draw and pass, three rated games each: fifteen
+    rated wins against five different people, none of whom had played five rated
+    games before, so none counts towards the record."""
+    farmer = Account.sign_up(live, "Farmer")
+    victims = [Account.sign_up(live, "Fresh") for _ in range(5)]
+    for victim in victims:
+        for _ in range(3):
+            final = play_out(hosted_game(farmer, victim), farmer, victim)
+            assert final["winner"] == final["you"]["seat"]
+    profile = farmer.rating()
+    assert profile["rating"]["games"] == 15
+    assert profile["rating"]["ordinal"] > 0  # fifteen wins did move the rating
+    assert (profile["opponents"], profile["provisional"], profile["rank"]) == (0, True, None), (
+        profile
+    )
+    assert not farmer.on_leaderboard()
+    # The fresh accounts met the farmer once the farmer had five rated games, and
+    # still have no record: three games each.
+    last = victims[-1].rating()
+    assert (last["rating"]["games"], last["opponents"], last["rank"]) == (3, 1, None)
 
 
 # -- two accounts that keep meeting in the same quick match -----------------------------
