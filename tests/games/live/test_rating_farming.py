@@ -1,4 +1,5 @@
-"""Ratings that cannot be farmed, over HTTP against the real server: an account that
+"""Ratings that cannot be farmed, over HTTP against the server command in production
+settings (`tests.served`): an account that
 beats fresh accounts that only draw and pass, two accounts that keep meeting in the
 same quick match, and a weak player who leaves at the start and lets the bot that
 takes the seat win for them.
@@ -19,9 +20,7 @@ import requests
 from games import replay, services
 from games.engine import GameState
 from games.models import Game, Result
-from tests.games.live.conftest import LiveServer
-
-pytestmark = pytest.mark.usefixtures("rate_limits_off")
+from tests.served import Served
 
 API = "/api/v1"
 MAX_MOVES = 2000
@@ -33,22 +32,22 @@ _names = itertools.count(1)
 class Account:
     """A player signed up over HTTP, as any client signs up."""
 
-    live: LiveServer
+    server: Served
     id: str
     name: str
     token: str
 
     @classmethod
-    def sign_up(cls, live: LiveServer, prefix: str) -> Account:
+    def sign_up(cls, server: Served, prefix: str) -> Account:
         name = f"{prefix}{next(_names)}"
-        answer = requests.post(f"{live.url}{API}/players", json={"name": name}, timeout=10)
+        answer = requests.post(f"{server.url}{API}/players", json={"name": name}, timeout=10)
         assert answer.status_code == 201, answer.text
         body = answer.json()
-        return cls(live, body["id"], name, body["token"])
+        return cls(server, body["id"], name, body["token"])
 
     def get(self, path: str, **params: Any) -> Any:
         answer = requests.get(
-            f"{self.live.url}{API}{path}",
+            f"{self.server.url}{API}{path}",
             params=params,
             headers={"Authorization": f"Bearer {self.token}"},
             timeout=10,
@@ -58,7 +57,7 @@ class Account:
 
     def post(self, path: str, body: Any = None) -> Any:
         answer = requests.post(
-            f"{self.live.url}{API}{path}",
+            f"{self.server.url}{API}{path}",
             json=body if body is not None else {},
             headers={"Authorization": f"Bearer {self.token}"},
             timeout=10,
@@ -134,10 +133,10 @@ def history_of(account: Account) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_an_account_beating_fresh_accounts_that_only_draw_and_pass_stays_off_the_leaderboard(
-    live: LiveServer,
+    served: Served,
 ):
-    farmer = Account.sign_up(live, "Farmer")
-    victims = [Account.sign_up(live, "Fresh") for _ in range(2)]
+    farmer = Account.sign_up(served, "Farmer")
+    victims = [Account.sign_up(served, "Fresh") for _ in range(2)]
     ordinals = []
     for victim in victims:
         for _ in range(4):
@@ -158,13 +157,13 @@ def test_an_account_beating_fresh_accounts_that_only_draw_and_pass_stays_off_the
 
 @pytest.mark.slow
 def test_an_account_beating_five_fresh_accounts_up_to_the_repeat_limit_reaches_no_record(
-    live: LiveServer,
+    served: Served,
 ):
     """Five fresh accounts that only draw and pass, three rated games each: fifteen
     rated wins against five different people, none of whom had played five rated
     games before, so none counts towards the record."""
-    farmer = Account.sign_up(live, "Farmer")
-    victims = [Account.sign_up(live, "Fresh") for _ in range(5)]
+    farmer = Account.sign_up(served, "Farmer")
+    victims = [Account.sign_up(served, "Fresh") for _ in range(5)]
     for victim in victims:
         for _ in range(3):
             final = play_out(hosted_game(farmer, victim), farmer, victim)
@@ -194,9 +193,9 @@ UNUSUAL = {
 
 @pytest.mark.slow
 def test_two_accounts_meeting_in_the_same_quick_match_stop_gaining_after_three_games(
-    live: LiveServer,
+    served: Served,
 ):
-    first, second = Account.sign_up(live, "Ann"), Account.sign_up(live, "Bob")
+    first, second = Account.sign_up(served, "Ann"), Account.sign_up(served, "Bob")
     ordinals = []
     for _ in range(4):
         waiting = first.post("/matchmaking", UNUSUAL)
@@ -219,9 +218,9 @@ def test_two_accounts_meeting_in_the_same_quick_match_stop_gaining_after_three_g
 
 
 def test_a_player_who_leaves_at_the_start_places_last_when_the_bot_in_their_seat_wins(
-    live: LiveServer,
+    served: Served,
 ):
-    strong, weak = Account.sign_up(live, "Strong"), Account.sign_up(live, "Weak")
+    strong, weak = Account.sign_up(served, "Strong"), Account.sign_up(served, "Weak")
     game_id = hosted_game(strong, weak)
     weak.post(f"/games/{game_id}/leave")
     # From here the bot in the leaver's seat plays its cards and the other player
