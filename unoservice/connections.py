@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import resource
 from collections import Counter
@@ -64,6 +65,7 @@ RETRY_AFTER_SECONDS = 1
 _per_address: Counter[str] = Counter()
 
 
+@functools.cache  # the limit is set before the server starts, once
 def connection_cap() -> int:
     """The most connections this process holds: ``MAX_CONNECTIONS``, lowered to
     leave a reserve (a quarter of the limit, at most `_RESERVED_FILES`) below the
@@ -113,10 +115,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if len(self.connections) > connection_cap():
             self._refuse(ServiceUnavailable("the server is at its connection limit"), "busy")
             return
-        if int(settings.NUM_PROXIES) == 0 and self.client is not None:
+        per_address = int(settings.MAX_CONNECTIONS_PER_ADDRESS)
+        if per_address > 0 and int(settings.NUM_PROXIES) == 0 and self.client is not None:
             self._peer = self.client[0]
             _per_address[self._peer] += 1
-            if _per_address[self._peer] > int(settings.MAX_CONNECTIONS_PER_ADDRESS):
+            if _per_address[self._peer] > per_address:
                 self._refuse(
                     ServiceUnavailable("too many connections from this address"), "address"
                 )
