@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -192,6 +193,25 @@ def _unauthenticated_wait(context: dict[str, Any]) -> int | None:
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     return JsonResponse(error_body("not_found", "no such resource"), status=404)
+
+
+class JsonNotFoundInDevelopment:
+    """Middleware: under /api/, a path nothing serves is the API's 404 in its shape
+    in development too, where Django answers its debug page (listing every URL)
+    instead of calling `handler404`."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code == 404
+            and request.path_info.startswith("/api/")
+            and request.resolver_match is None
+        ):
+            return handler404(request)
+        return response
 
 
 def handler500(request: HttpRequest) -> JsonResponse:

@@ -107,6 +107,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "unoservice.security.AdminContentSecurityPolicy",
+    # Unknown paths under /api/ answer the API's 404 in development too.
+    "unoservice.api_errors.JsonNotFoundInDevelopment",
     # Turns a login refused by the lockout into its 429 page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -113,6 +113,21 @@ def test_an_unknown_path_is_a_json_404_without_a_token_too(anonymous, db):
     assert_error(anonymous.get("/api/v1/nothing-here"), 404, "not_found")
 
 
+@pytest.mark.parametrize("path", ["/api/v1/nonexistent", "/api/v1/games/", "/api/nothing"])
+def test_an_unknown_path_under_the_api_is_a_json_404_in_development_too(host, settings, path):
+    settings.DEBUG = True  # Django would answer its debug page, listing every URL
+    response = host.client.get(path)
+    assert response["Content-Type"] == "application/json"
+    assert_error(response, 404, "not_found")
+
+
+def test_an_unknown_path_outside_the_api_keeps_djangos_page_in_development(client, settings):
+    settings.DEBUG = True
+    response = client.get("/nothing-here")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
 # -- 405 / 415 ------------------------------------------------------------------------------
 
 
