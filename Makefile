@@ -1,5 +1,6 @@
 # make run   - the API on :8000 with a Celery worker and beat (Ctrl-C stops all three)
-# make test  - the test suite; pass pytest options with ARGS="-k health -x"
+# make test  - the test suite in TEST_WORKERS processes (2; 0 for one); pytest options
+#              with ARGS="-k health -x"
 # make lint  - ruff lint and format check
 # make typecheck - mypy (strict) on games, players and unoservice
 
@@ -9,6 +10,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements.stamp
 ARGS   ?=
 PORT   ?= 8000
+TEST_WORKERS ?= 2
 
 .PHONY: run test lint format typecheck venv
 
@@ -25,7 +27,7 @@ run: $(STAMP)
 	$(PY) scripts/run_all.py --port $(PORT)
 
 test: $(STAMP)
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -147,11 +147,12 @@ def database_config(url: str | None, var_dir: Path) -> dict[str, Any]:
     return config
 
 
-def broker_config(url: str | None, var_dir: Path) -> tuple[str, dict[str, Any]]:
-    """Celery broker URL and transport options for ``url``.
+def broker_config(url: str | None, var_dir: Path) -> tuple[str, str | None, dict[str, Any]]:
+    """Celery broker URL, transport (None: the URL's) and transport options for ``url``.
 
-    No URL means kombu's file-system transport under ``broker/`` in ``var_dir``: it
-    needs no server and, being plain files, is shared by the API, the worker and beat.
+    No URL means the file-system transport of ``unoservice.broker`` under ``broker/``
+    in ``var_dir``: it needs no server and, being plain files, is shared by the API,
+    the worker and beat.
     """
     if not url:
         root = var_dir / "broker"
@@ -168,9 +169,13 @@ def broker_config(url: str | None, var_dir: Path) -> tuple[str, dict[str, Any]]:
         options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
         # The directory is polled: every 0.1 s keeps a bot's reply prompt.
         options["polling_interval"] = 0.1
-        return "filesystem://localhost//", options
-    return url, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+        return "filesystem://localhost//", FILESYSTEM_TRANSPORT, options
+    return url, None, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 
+
+# kombu's file-system transport with messages written whole (unoservice/broker.py);
+# named, not imported, so that reading the settings imports no broker code.
+FILESYSTEM_TRANSPORT = "unoservice.broker:Transport"
 
 # The exchanges Celery uses: its default queue's, and the control broadcast and its
 # replies (pings, inspect).

@@ -274,7 +274,7 @@ SPECTACULAR_SETTINGS = {
 
 # CELERY_BROKER_URL, e.g. redis://host:6379/0. Unset: kombu's file-system transport
 # under var/broker/, which needs no server.
-CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT_OPTIONS = broker_config(
+CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT, CELERY_BROKER_TRANSPORT_OPTIONS = broker_config(
     os.environ.get("CELERY_BROKER_URL"), VAR_DIR
 )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -271,3 +271,51 @@ def test_run_all_leaves_no_process_behind_within_ten_seconds(
     took = runner.stopped_within(STOP_WITHIN)
     print(f"run_all stopped in {took:.2f} s")
     assert runner.process.returncode == (0 if clean_exit else 128 + signal.SIGKILL), runner.log()
+
+
+# A test of the developer's own, run by `make test` beside `make run`: it sends a bot
+# turn for real, as the worker-marked tests do, and says where it went.
+PROBE = """
+import json
+import os
+
+from django.conf import settings
+
+from games import dispatch
+
+
+def test_send_a_bot_turn():
+    game_id = "00000000-0000-0000-0000-000000000000"
+    dispatch.send(dispatch.BOT_TURN, [game_id, 1], countdown=None, eta=None)
+    queue = settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_out"]
+    seen = {"var_dir": str(settings.VAR_DIR), "queue": queue, "queued": os.listdir(queue)}
+    print("PROBE " + json.dumps(seen))
+"""
+
+
+def test_the_tests_keep_off_a_service_running_from_the_same_checkout(
+    runner: Runner, var_dir: Path, tmp_path: Path
+) -> None:
+    # The shell that started the service still says where its files are.
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(PROBE)
+    # The checkout's configuration, as `make test` reads it; the probe lies outside.
+    pytest_argv = ["-c", "pyproject.toml", "--rootdir", ".", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(probe), "-q", "-s", *pytest_argv],
+        cwd=ROOT,
+        env=development_env(var_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("PROBE "))
+    seen = json.loads(line.removeprefix("PROBE "))
+    assert not Path(seen["var_dir"]).is_relative_to(var_dir)
+    assert not Path(seen["queue"]).is_relative_to(var_dir)
+    assert [name.endswith(".celery.msg") for name in seen["queued"]] == [True]
+    # The test run's folder is gone with it, and the service runs on.
+    assert not Path(seen["var_dir"]).exists()
+    assert runner.health() is not None
+    assert runner.health()["status"] == "ok", runner.log()

@@ -117,8 +117,9 @@ def test_a_postgres_url_selects_postgresql_with_kept_healthy_connections(tmp_pat
 
 
 def test_the_broker_defaults_to_the_file_system_transport_under_var(tmp_path):
-    url, options = broker_config(None, tmp_path / "var")
+    url, transport, options = broker_config(None, tmp_path / "var")
     assert url.startswith("filesystem://")
+    assert transport == "unoservice.broker:Transport"
     assert options["data_folder_in"] == options["data_folder_out"]
     for key in ("data_folder_in", "processed_folder", "control_folder"):
         folder = Path(options[key])
@@ -127,7 +128,7 @@ def test_the_broker_defaults_to_the_file_system_transport_under_var(tmp_path):
 
 
 def test_the_file_system_broker_starts_with_an_empty_table_for_each_exchange(tmp_path):
-    _, options = broker_config(None, tmp_path / "var")
+    _, _, options = broker_config(None, tmp_path / "var")
     control = Path(options["control_folder"])
     for exchange in FILESYSTEM_EXCHANGES:
         assert json.loads((control / f"{exchange}.exchange").read_text()) == []
@@ -135,17 +136,20 @@ def test_the_file_system_broker_starts_with_an_empty_table_for_each_exchange(tmp
 
 
 def test_an_exchange_table_in_use_is_left_as_it_is(tmp_path):
-    _, options = broker_config(None, tmp_path / "var")
+    _, _, options = broker_config(None, tmp_path / "var")
     table = Path(options["control_folder"]) / "celery.exchange"
     table.write_text('[["celery", "", "celery"]]')
     broker_config(None, tmp_path / "var")
     assert table.read_text() == '[["celery", "", "celery"]]'
 
 
-def test_messages_go_through_the_file_system_broker_with_its_seeded_tables(tmp_path):
-    url, options = broker_config(None, tmp_path / "var")
+def test_messages_go_through_the_file_system_broker_with_its_seeded_tables(
+    tmp_path, fresh_broker_state
+):
+    url, transport, options = broker_config(None, tmp_path / "var")
     queue = Queue("celery", Exchange("celery", type="direct"), routing_key="celery")
-    with Connection(url, transport_options=options) as conn, conn.SimpleQueue(queue) as simple:
+    connection = Connection(url, transport=transport, transport_options=options)
+    with connection as conn, conn.SimpleQueue(queue) as simple:
         simple.put({"n": 1})
         message = simple.get(timeout=5)
         message.ack()
@@ -153,8 +157,9 @@ def test_messages_go_through_the_file_system_broker_with_its_seeded_tables(tmp_p
 
 
 def test_a_redis_broker_url_is_used_as_given_with_the_visibility_timeout(tmp_path):
-    url, options = broker_config("redis://cache.internal:6379/0", tmp_path / "var")
+    url, transport, options = broker_config("redis://cache.internal:6379/0", tmp_path / "var")
     assert url == "redis://cache.internal:6379/0"
+    assert transport is None
     assert options == {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
     assert BROKER_VISIBILITY_TIMEOUT == 3600
 
