@@ -63,6 +63,8 @@ def with_cors(scope: dict[str, Any], headers: Headers) -> Headers:
     """`headers` of an answer to `scope`, with the CORS headers the middleware would
     have added; unchanged when it has added them already (the answer is Django's) or
     when CORS does not cover the path."""
+    if not covers(scope["path"]):
+        return headers
     for name, value in headers:
         if name.lower() == b"vary" and b"origin" in value.lower():
             return headers
