@@ -31,7 +31,7 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
 from games.live import hub, lobby, sse  # noqa: E402
-from unoservice import metrics, shedding  # noqa: E402
+from unoservice import cors, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
 from unoservice.client_address import address_in  # noqa: E402
 from unoservice.errors import (  # noqa: E402
@@ -76,6 +76,8 @@ STREAM_ROUTE = "api/v1/games/<str:game_id>/stream"
 # (answered at once) apart from it.
 LONG_POLL_ROUTE = "api/v1/games/<str:game_id>/events?wait"
 LOBBY_STREAM_ROUTE = "api/v1/players/me/stream"
+# Every preflight, whatever its path: answered here, before any route is looked up.
+PREFLIGHT_ROUTE = "preflight"
 
 
 async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -86,7 +88,7 @@ async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope["path"]
         if _served_here(path) and not _host_allowed(scope):
             # What Django's own check answers for its routes.
-            await send_error(send, InvalidRequest("the Host header names no host served here"))
+            await send_error(send, InvalidRequest(WRONG_HOST))
             return
         found = STREAM_PATH.match(path)
         if found is not None and scope["method"] == "GET":
@@ -109,6 +111,7 @@ async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
+WRONG_HOST = "the Host header names no host served here"
 
 
 def _served_here(path: str) -> bool:
@@ -158,8 +161,12 @@ def _refused_again(scope: dict[str, Any]) -> int | None:
 
 async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The application, behind the one body limit, with every answer marked nosniff
-    (Django's SecurityMiddleware marks its own; the streams' too), and any
-    unexpected error answered in the API's shape and logged once."""
+    (Django's SecurityMiddleware marks its own; the streams' too) and carrying the
+    CORS headers for its origin (Django's middleware adds its own; the streams' and
+    this layer's too), and any unexpected error answered in the API's shape and
+    logged once. A CORS preflight is answered first, before the refusals below: it
+    carries no credentials, and a page's player must not lose the API to a flood
+    from their address."""
     if scope["type"] != "http":
         await _application(scope, receive, send)
         return
@@ -169,11 +176,22 @@ async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
         nonlocal started
         if message["type"] == "http.response.start":
             started = True
-            headers = list(message.get("headers", ()))
+            headers = cors.with_cors(scope, list(message.get("headers", ())))
             if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
-                message = {**message, "headers": [*headers, NOSNIFF]}
+                headers = [*headers, NOSNIFF]
+            message = {**message, "headers": headers}
         await send(message)
 
+    preflight = cors.preflight(scope)
+    if preflight is not None:
+        name_exchange(scope, route=PREFLIGHT_ROUTE)
+        if not _host_allowed(scope):
+            await send_error(marked_send, InvalidRequest(WRONG_HOST))
+            return
+        status, headers = preflight
+        await marked_send({"type": "http.response.start", "status": status, "headers": headers})
+        await marked_send({"type": "http.response.body", "body": b""})
+        return
     refused_for = _refused_again(scope)
     if refused_for is not None:
         limited = RateLimited("too many requests", details={"retry_after": refused_for})

@@ -20,6 +20,11 @@ that protocol with the bounds the server needs to be safe without a proxy in fro
 - a request the parser rejects is answered 400 in the API's error shape, where
   uvicorn answers plain text.
 
+These answers come before the request's Origin is read (or with none at all): where
+pages of some origin may call the API, they let every origin read them
+(`unoservice.cors.any_origin`), so that a page sees the 503 and its Retry-After
+rather than a network error.
+
 What a body may cost is the ASGI application's to bound, as it reads the bodies
 (`unoservice.asgi`, `unoservice.wsgi_threads`): its size (413 `payload_too_large`),
 its time (``HTTP_BODY_TIMEOUT``) and the bodies a process holds at once. Each
@@ -40,7 +45,7 @@ import httptools
 from django.conf import settings
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from unoservice import metrics
+from unoservice import cors, metrics
 from unoservice.api_errors import error_body
 from unoservice.errors import (
     HeadersTooLarge,
@@ -93,6 +98,7 @@ def _answer(error: ServiceError, *, retry_after: int | None = None) -> bytes:
     ]
     if retry_after is not None:
         head.append(b"retry-after: %d\r\n" % retry_after)
+    head += [b"%s: %s\r\n" % header for header in cors.any_origin()]
     return b"".join([*head, b"\r\n", body])
 
 

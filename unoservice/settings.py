@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    # Its system checks read the CORS settings (a malformed origin fails `check`).
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -102,6 +104,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # After the Host check, before anything that authenticates or throttles: a
+    # preflight is answered here. (Under the server, the ASGI layer answers them first.)
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -231,6 +236,39 @@ REST_FRAMEWORK = {
 # one player and by one client address (`unoservice.stream_caps`): 429 beyond.
 MAX_STREAMS_PER_PLAYER = env_int("MAX_STREAMS_PER_PLAYER", 32)
 MAX_STREAMS_PER_ADDRESS = env_int("MAX_STREAMS_PER_ADDRESS", 256)
+
+# --- Web pages on other origins (CORS) ---------------------------------------------
+
+# Origins whose pages may call the API: scheme://host[:port], comma-separated; `*`
+# lets every origin in. Bearer tokens, not cookies, authenticate the API: a page
+# reads answers but never sends credentials (no credentials mode), so a page of an
+# origin let in can do no more than its code holding a token could anyway.
+# The one check of an origin, for Django and for the streams served outside it, is
+# django-cors-headers' (see unoservice.cors).
+_CORS_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_ALLOW_ALL_ORIGINS = "*" in _CORS_ORIGINS
+CORS_ALLOWED_ORIGINS = [origin for origin in _CORS_ORIGINS if origin != "*"]
+# In development, pages served from this machine on any port too.
+CORS_ALLOWED_ORIGIN_REGEXES = (
+    [r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"] if DEBUG else []
+)
+CORS_ALLOW_CREDENTIALS = False
+# The API's paths only: the admin, /healthz and /metrics are not for pages elsewhere.
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_METHODS = ["GET", "HEAD", "POST"]
+CORS_ALLOW_HEADERS = [
+    "accept",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "last-event-id",
+    "x-request-id",
+]
+# What a page may read of an answer beyond the headers every page may read
+# (Content-Type, Cache-Control, ...): every other header the API sends.
+CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID", "Idempotent-Replayed", "WWW-Authenticate"]
+# A browser asks again after this long at most (Chromium keeps it 2 hours at most).
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 # Rate-limit counters and presence. CACHE_URL (redis://...) shares them between processes; the
 # default keeps them per process.

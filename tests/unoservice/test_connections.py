@@ -169,7 +169,11 @@ def test_a_request_that_is_not_http_is_answered_400_in_the_error_shape(server):
 
 
 def test_one_address_at_its_connection_cap_leaves_the_others_served(tmp_path):
-    env = {"MAX_CONNECTIONS_PER_ADDRESS": "20", "HTTP_HEAD_TIMEOUT": "60"}
+    env = {
+        "MAX_CONNECTIONS_PER_ADDRESS": "20",
+        "HTTP_HEAD_TIMEOUT": "60",
+        "CORS_ALLOWED_ORIGINS": "https://cards.example",
+    }
     with serving(tmp_path, env) as api:
         held = [attacks.connect(api.port, source="127.0.0.2") for _ in range(20)]
         try:
@@ -183,6 +187,8 @@ def test_one_address_at_its_connection_cap_leaves_the_others_served(tmp_path):
         assert over.status == 503
         assert b'"code": "service_unavailable"' in over.answer
         assert b"retry-after: 1" in over.answer
+        # Before any request: no origin to check, and nothing in it but the error.
+        assert b"access-control-allow-origin: *" in over.answer
         assert status == 200
 
 
