@@ -20,7 +20,7 @@ one worker process per core uses both cores; a third or fourth process only adds
 context switches (server CPU per move rose from ~11-12 to ~14 ms with 3 workers).
 A move waits for PostgreSQL for about half its time (9 round trips), so a second
 and third thread per worker keep its core busy meanwhile; a fourth only makes
-threads fight for the GIL. Measured at 16 clients (README, Benchmarks): 2x3 and 2x2 best and
+threads fight for the GIL. Measured at 16 clients (docs/benchmarks.md): 2x3 and 2x2 best and
 within noise of each other, 2x4, 3x2, 4x2 and 1x8 lower by 15-25 %.
 
 Only 127.0.0.1 is used: the server binds to it and the database must be on it.
