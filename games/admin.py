@@ -32,9 +32,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 import games.rating_admin  # also registers the leaderboard and the players' ratings
-from games import charts, overview, replay, selectors, services
+from games import charts, overview, replay, seat_history, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
 from games.engine.vocabulary import Means, data_keys, is_event_type, means
+from games.game_words import rated_in_words, status_in_words
 from games.models import Event, Game, GameStatus, Seat
 from unoservice.errors import ServiceError
 
@@ -254,7 +255,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     # a page of the list costs the same few queries however many games it shows.
     list_display = (
         "short_id",
-        "status",
+        "status_shown",
         "visibility",
         "players_and_bots",
         "winner_name",
@@ -277,7 +278,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     change_list_template = "admin/games/game/change_list.html"
     fields = (
         "id",
-        "status",
+        "status_shown",
         "how_it_ended",
         "host",
         "max_players",
@@ -287,7 +288,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         # Staff see a private game's invite code, to help its players.
         "visibility",
         "invite_code",
-        "rated",
+        "rated_shown",
         "rating_outcome",
         "seed",
         "version",
@@ -325,6 +326,14 @@ class GameAdmin(admin.ModelAdmin[Game]):
     @admin.display(description="game", ordering="id")
     def short_id(self, game: Game) -> str:
         return str(game.pk)[:8]
+
+    @admin.display(description="status", ordering="status")
+    def status_shown(self, game: Game) -> str:
+        return status_in_words(game)
+
+    @admin.display(description="rated")
+    def rated_shown(self, game: Game) -> str:
+        return rated_in_words(game)
 
     @admin.display(description="players and bots")
     def players_and_bots(self, game: Game) -> str:
@@ -540,7 +549,11 @@ class GameAdmin(admin.ModelAdmin[Game]):
         # "last" lets the live page follow the log onto a page that did not exist yet.
         page = pages.get_page(pages.num_pages if requested == "last" else requested)
         context["log_page"] = page
-        context["log_rows"] = [(event, describe_event(event, game.seating)) for event in page]
+        # Each event names the seats as they were held then, not as they are now.
+        seatings = seat_history.seatings_at(game, [event.seq for event in page])
+        context["log_rows"] = [
+            (event, describe_event(event, seatings[event.seq])) for event in page
+        ]
         context["abandon_url"] = (
             reverse("admin:games_game_abandon", args=[game.pk])
             if game.status in LIVE_STATUSES and self.has_abandon_permission(request)
@@ -581,13 +594,16 @@ class GameAdmin(admin.ModelAdmin[Game]):
         except replay.ReplayMismatch as error:
             context["mismatch"] = error
             return TemplateResponse(request, "admin/games/game/replay.html", context)
+        nearby = list(selectors.events_around(game, seq, reach=6))
+        seatings = seat_history.seatings_at(game, [event.seq for event in nearby])
         context["nearby"] = [
-            (event, describe_event(event, game.seating), event.seq == seq)
-            for event in selectors.events_around(game, seq, reach=6)
+            (event, describe_event(event, seatings[event.seq]), event.seq == seq)
+            for event in nearby
         ]
         context["event"] = next(e for e, _, current in context["nearby"] if current)
-        context["event_html"] = describe_event(context["event"], game.seating)
-        context["table"] = _table_context(game, shown)
+        context["event_html"] = describe_event(context["event"], seatings[seq])
+        seating = seat_history.seatings_at(game, [seq], after=True)[seq]
+        context["table"] = _table_context(seating, shown)
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 
     def overview_view(self, request: HttpRequest) -> HttpResponse:
@@ -675,17 +691,15 @@ def _chart_svg(bars: list[charts.Bar], **labels: Any) -> SafeString:
     return mark_safe(charts.bar_chart(bars, **labels))
 
 
-def _table_context(game: Game, shown: replay.Table) -> dict[str, Any] | None:
+def _table_context(seating: Sequence[dict[str, Any]], shown: replay.Table) -> dict[str, Any] | None:
+    """The table after the chosen event, its seats named as they were held then."""
     state = shown.state
     if state is None:
         return None
     to_act = state.to_act
     seats = []
     for number, hand in enumerate(state.hands):
-        entry = (
-            game.seating[number] if number < len(game.seating) else {"player": None, "bot": None}
-        )
-        name = seat_name(entry)
+        name = seat_name(_at(seating, number))
         seats.append(
             {
                 "seat": number,
@@ -710,6 +724,6 @@ def _table_context(game: Game, shown: replay.Table) -> dict[str, Any] | None:
         "draw_pile": len(state.draw_pile),
         "discard_pile": len(state.discard),
         "winner": state.winner if state.winner >= 0 else None,
-        "winner_label": seat_label(game.seating, state.winner) if state.winner >= 0 else None,
-        "to_act_label": None if to_act is None else seat_label(game.seating, to_act),
+        "winner_label": seat_label(seating, state.winner) if state.winner >= 0 else None,
+        "to_act_label": None if to_act is None else seat_label(seating, to_act),
     }

@@ -120,7 +120,8 @@ class Game(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"game {self.id} ({self.status})"
+        # A paused game is still `playing`, but nobody may move: say so where it is named.
+        return f"game {self.id} ({'paused' if self.paused_until else self.status})"
 
     def seat_of(self, player: Player | None) -> int | None:
         """The seat `player` plays at (a seat handed to a bot is no longer theirs)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from games import results
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
 from games.models import Event, Game, GameStatus
@@ -58,7 +59,7 @@ def game_view(
         "turn_timeout": game.turn_timeout,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": game.rated,
+        "rated": results.unrated_now(game) is None,
         # The code is for the players to pass on: a spectator who holds it sees null.
         "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
@@ -136,7 +137,7 @@ def game_summary(game: Game) -> dict[str, Any]:
         "max_players": game.max_players,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": game.rated,
+        "rated": results.unrated_now(game) is None,
         "created_at": game.created_at.isoformat(),
     }
 

@@ -100,6 +100,19 @@ def is_rated(game: Game) -> bool:
     return _unrated_setting(game) is None
 
 
+def unrated_now(game: Game) -> str | None:
+    """Why `game` does not count for ratings as far as can be told now, or None when it
+    does (docs/api.md, which games are rated): never once abandoned; while it waits
+    with a free seat, by its setting alone, since a second human may still join;
+    otherwise by its setting and its humans (`TOO_FEW_HUMANS`). The repeat limit is
+    only known as it ends, and an annulment after: `Result` keeps those."""
+    if game.status == GameStatus.ABANDONED:
+        return GameStatus.ABANDONED.value
+    if game.status == GameStatus.WAITING and len(game.seating) < game.max_players:
+        return None if game.rated else UNRATED_GAME
+    return _unrated_setting(game)
+
+
 def lock_ratings(game: Game) -> Rated:
     """The ratings of the seats of `game`, which has just finished, locked in key
     order (two games ending at once lock their shared rows in the same order, so they

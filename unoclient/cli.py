@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 
@@ -48,8 +47,9 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("--server", default=os.environ.get("UNO_SERVER", "http://127.0.0.1:8000"))
     game.add_argument(
         "--name",
-        default=getpass.getuser()[:32] or "Player",
-        help="the name of a player signed up now (the first time, or with --new-player)",
+        default=None,
+        help="the name of a player signed up now (the first time, or with --new-player);"
+        " your login name by default",
     )
     game.add_argument("--bots", type=int, default=3, choices=range(1, 10), metavar="1-9")
     game.add_argument(

@@ -4,6 +4,7 @@ readable by its owner alone) and reused on the next run."""
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import json
 import os
@@ -19,6 +20,11 @@ def config_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "unoclient"
+
+
+def login_name() -> str:
+    """The name a new player gets without `--name`: the user's login name."""
+    return getpass.getuser()[:32] or "Player"
 
 
 def token_file(directory: Path, server: str) -> Path:

@@ -11,6 +11,7 @@ bot, another player's move), to be asked again from the new position if need be.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from unoclient.api import Api, ApiError, _api_error
-from unoclient.identity import config_dir, sign_in
+from unoclient.identity import config_dir, login_name, sign_in
 from unoclient.render import (
     Painter,
     clock_time,
@@ -60,7 +61,8 @@ class Console:
 @dataclass
 class Options:
     server: str
-    name: str
+    # The name to sign up with; None: the login name. A saved player keeps theirs.
+    name: str | None = None
     bots: int = 3
     strategies: tuple[str, ...] = ("greedy",)
     rules: tuple[str, ...] = ()
@@ -263,6 +265,9 @@ class Session:
         return view["status"] == "playing" and not view.get("you") and bool(seat.get("bot"))
 
     def run(self) -> int:
+        # What led to the first view (the start, the deal) is shown before anything
+        # is asked of it.
+        self.await_stream(self.view["version"])
         declined = -1
         while True:
             self.pump(0)
@@ -410,6 +415,11 @@ def choose(
         moves = [m for m in moves if m["action"] == "play"]
     if drawn is not None and len(moves) == 1:
         move = dict(moves[0])
+    elif len(moves) == 1:
+        # Nothing to choose between: a keypress goes on (Ctrl-C still quits).
+        what = describe_move(moves[0], hand, seats, me, paint)
+        session.ask(f"Press Enter to {what}: ", valid)
+        move = dict(moves[0])
     else:
         for number, option in enumerate(moves, start=1):
             session.say(f"  {number}. {describe_move(option, hand, seats, me, paint)}")
@@ -452,9 +462,16 @@ def _out_of_turn(
 def play(api: Api, options: Options, console: Console) -> int:
     """Play a game to its end, then the next with the same players for as long as the
     player wants another; returns the exit status."""
-    me = sign_in(api, name=options.name, directory=options.config, fresh=options.new_player)
+    name = options.name or login_name()
+    me = sign_in(api, name=name, directory=options.config, fresh=options.new_player)
     greeting = "Welcome back" if me["returning"] else "Signed up as a new player"
     console.say(f"{greeting}, {me['name']}.")
+    if me["returning"] and options.name and options.name != me["name"]:
+        asked = shlex.quote(options.name)
+        console.say(
+            f"--name {asked} is not used: you play as {me['name']}, the player saved for"
+            f" this server. To play as {options.name}, add --new-player --name {asked}."
+        )
     view, after = find_game(api, options, console)
     while True:
         status = follow(api, console, view, me["id"], options, after=after)

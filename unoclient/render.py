@@ -69,7 +69,8 @@ def describe_event(
             line += f", colour {paint.color_name(data['color'])}"
         if "target" in data:
             line += f", swapping hands with {seat_name(seats, data['target'], me)}"
-        return line + (" and said UNO!" if data.get("uno") else "")
+        # UNO said with the play is told by the `uno_called` that always follows it.
+        return line
     if kind == "cards_drawn":
         shown = f": {paint.cards(data['cards'])}" if "cards" in data else ""
         count = data["count"]

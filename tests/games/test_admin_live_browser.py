@@ -103,7 +103,7 @@ def shown(page: Any) -> dict[str, Any]:
                 lastSeq: Number(document.getElementById("game-live").dataset.lastSeq),
                 lastRow: rows.length ? Number(rows[rows.length - 1].dataset.seq) : null,
                 version: document.querySelector(".field-version .readonly").textContent.trim(),
-                status: document.querySelector(".field-status .readonly").textContent.trim(),
+                status: document.querySelector(".field-status_shown .readonly").textContent.trim(),
                 heading: document.querySelector("#event-log h2").textContent,
                 badge: document.getElementById("game-live-status").dataset.state,
                 sameDocument: window.sameDocument === true,

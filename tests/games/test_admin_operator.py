@@ -129,7 +129,11 @@ def test_a_game_page_names_its_seats_and_players_without_stored_dicts(admin_clie
     assert "{&#x27;" not in page
     assert "{'" not in page
     assert "<strong>player_joined</strong> seat 0 (Host) player: Host" in page
-    assert "player_left</strong> seat 1 (bot (expert)) player: Guest" in page
+    # Each event names the seat as it was held then: the expert bot, added at seat 2,
+    # moved up to seat 1 only when the guest left it.
+    assert "<strong>player_joined</strong> seat 1 (Guest) player: Guest" in page
+    assert "<strong>bot_added</strong> seat 2 (bot (expert))" in page
+    assert "player_left</strong> seat 1 (Guest) player: Guest" in page
     assert "bot (expert)" in page
 
 

@@ -89,16 +89,21 @@ class Scripted:
 
 
 class FakeStream:
-    """A stream whose messages the test queues (`push`), handed out in order."""
+    """A stream whose messages the test queues (`push`), handed out in order; a `late`
+    stream brings nothing for its first `late` reads, as a real one just opened."""
 
-    def __init__(self, *items: Message | StreamRefused) -> None:
+    def __init__(self, *items: Message | StreamRefused, late: int = 0) -> None:
         self.items: list[Message | StreamRefused] = list(items)
         self.stopped = False
+        self.late = late
 
     def push(self, *items: Message | StreamRefused) -> None:
         self.items.extend(items)
 
     def get(self, timeout: float) -> Message | StreamRefused | None:
+        if self.late > 0:
+            self.late -= 1
+            return None
         if self.items:
             return self.items.pop(0)
         assert timeout < 5, "the client waited on a stream with nothing left to come"
