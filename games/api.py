@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -46,6 +46,12 @@ from games.serializers import (
     ReplayOut,
     ReplayQuery,
     StreamTicketOut,
+)
+from games.stream_examples import (
+    GAME_STREAM_EXAMPLES,
+    LOBBY_STREAM_EXAMPLES,
+    STREAM_AUTH,
+    stream_answer,
 )
 from players.api import (
     OPPONENTS_HELP,
@@ -785,23 +791,26 @@ class GameStreamView(APIView):
         "behind, you get a fresh view instead. A private game's spectator sends its "
         "`code` (with a ticket too). Errors come as JSON before the stream "
         "begins; opening a stream counts as one request against your rate limit.",
+        auth=STREAM_AUTH,
         parameters=[
             GAME_ID,
             OpenApiParameter(
                 "after",
-                {"type": "string", "pattern": "^[0-9]+$"},
-                description="resume after this seq (as the Last-Event-ID header does)",
+                {"type": "string", "pattern": "^[0-9]*$"},
+                description="resume after this seq (as the Last-Event-ID header does); "
+                "empty is the same as none",
             ),
             OpenApiParameter("ticket", str, description="a stream ticket, instead of a token"),
             INVITE_CODE,
             *COMMON_HEADERS,
         ],
         responses={
-            (200, "text/event-stream"): OpenApiResponse(
-                description="`retry: 2000`, then `event: game` (the caller's view), then each "
+            (200, "text/event-stream"): stream_answer(
+                "`retry: 2000`, then `event: game` (the caller's view), then each "
                 "event as `id: <seq>`, `event: <type>`, `data: <the event>` and a new `game` "
                 "after each change; `: ping` at least every 15 s; `event: end` when the game "
-                "is over"
+                "is over",
+                GAME_STREAM_EXAMPLES,
             ),
             **error_responses(
                 400, 401, 404, 429, descriptions={404: _HIDDEN, 429: _TOO_MANY_STREAMS}
@@ -876,6 +885,7 @@ class LobbyStreamView(APIView):
         "browser's EventSource. Events have no ids and are not replayed: on reconnection "
         "the opening says again what you must act on. Errors come as JSON before the "
         "stream begins; opening a stream counts as one request against your rate limit.",
+        auth=STREAM_AUTH,
         parameters=[
             OpenApiParameter(
                 "ticket", str, description="a lobby stream ticket, instead of a token"
@@ -883,12 +893,13 @@ class LobbyStreamView(APIView):
             *COMMON_HEADERS,
         ],
         responses={
-            (200, "text/event-stream"): OpenApiResponse(
-                description='`retry: 2000`, `event: hello` (`{"games": [ids]}`), then '
+            (200, "text/event-stream"): stream_answer(
+                '`retry: 2000`, `event: hello` (`{"games": [ids]}`), then '
                 "`event: <type>` with `data: <json>` for `match_found` `{game}`, "
                 "`game_started` `{game}`, `your_turn` `{game, turn_deadline}`, "
                 "`game_finished` `{game, winner, rating}` and `rematch_offered` "
-                "`{game, by}`; `: ping` at least every 15 s"
+                "`{game, by}`; `: ping` at least every 15 s",
+                LOBBY_STREAM_EXAMPLES,
             ),
             **error_responses(401, 429, descriptions={429: _TOO_MANY_STREAMS}),
         },

@@ -78,7 +78,8 @@ class EventSchemas:
                     "description": "the round; null before the first deal",
                 },
                 # Wrapped, so that the schema's enum naming leaves it here rather
-                # than making a component of each one-value enum.
+                # than making a component of each one-value enum; unwrapped again
+                # by `inline_event_types` once that naming is done.
                 "type": {"allOf": [{"type": "string", "enum": [event_type]}]},
                 "seat": {**SEAT_SCHEMA, "nullable": True, "description": spec.seat},
                 "data": data,
@@ -168,6 +169,19 @@ class EventSchemas:
         if "$ref" in schema:  # a reference takes no siblings
             return {"allOf": [schema], "description": doc}
         return {**schema, "description": doc}
+
+
+def inline_event_types(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A postprocessing hook, after the enum naming: each event's `type` as the plain
+    one-value string enum it is. Generators read a lone `allOf` as an object (an
+    empty model in openapi-python-client), not as the string it wraps."""
+    for schema in result.get("components", {}).get("schemas", {}).values():
+        kind = schema.get("properties", {}).get("type")
+        if isinstance(kind, dict) and list(kind) == ["allOf"] and len(kind["allOf"]) == 1:
+            (inner,) = kind["allOf"]
+            if inner.get("type") == "string" and len(inner.get("enum", ())) == 1:
+                schema["properties"]["type"] = inner
+    return result
 
 
 def _secret_note(secret: Secret) -> str:

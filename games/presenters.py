@@ -101,6 +101,10 @@ def game_view(
         you = table["you"]
         if not playing and you is not None:
             you["legal_moves"] = []  # an abandoned game takes no more moves
+        elif you is not None:
+            # Whole `/moves` bodies: a client sends one back as it is.
+            version = game.version
+            you["legal_moves"] = [{**move, "version": version} for move in you["legal_moves"]]
     view.update(
         {
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,

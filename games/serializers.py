@@ -384,14 +384,6 @@ class CardOut(serializers.Serializer[Any]):
     number = serializers.IntegerField(min_value=0, max_value=9, allow_null=True)
 
 
-class MoveOut(serializers.Serializer[Any]):
-    action = serializers.ChoiceField(choices=ACTIONS)
-    card = serializers.IntegerField(min_value=0, max_value=DECK_SIZE - 1, required=False)
-    color = serializers.ChoiceField(choices=COLORS, required=False)
-    target = serializers.IntegerField(min_value=0, max_value=MAX_PLAYERS - 1, required=False)
-    uno = serializers.BooleanField(required=False)
-
-
 class RulesOut(serializers.Serializer[Any]):
     stacking = serializers.BooleanField()
     seven_o = serializers.BooleanField()
@@ -435,7 +427,11 @@ class PendingOut(serializers.Serializer[Any]):
 class YouOut(serializers.Serializer[Any]):
     seat = _seat_field()
     hand = CardOut(many=True)
-    legal_moves = MoveOut(many=True)
+    legal_moves = MoveIn(
+        many=True,
+        help_text="every move you may send now, each a whole `/moves` body with the "
+        "game's current `version` (add `uno: true` to a play with your second-to-last card)",
+    )
 
 
 class GameViewOut(serializers.Serializer[Any]):

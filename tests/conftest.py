@@ -6,6 +6,7 @@ Markers (registered in pyproject.toml):
 - ``@pytest.mark.redis``: the test needs a Redis server, at ``CELERY_BROKER_URL``
   when that is a Redis URL, else at ``REDIS_URL``. The ``redis_url`` fixture gives it.
 - ``@pytest.mark.browser``: the test drives Debian's headless Chromium.
+- ``@pytest.mark.node``: the test runs Node.js and npm (TypeScript tools).
 - ``@pytest.mark.drill``: the test builds a private deployment (its own PostgreSQL
   cluster and Redis) and breaks it.
 
@@ -99,6 +100,14 @@ def chromium_missing() -> str | None:
     return None
 
 
+def node_missing() -> str | None:
+    """Why no TypeScript tools can run, or None when node and npm are on the PATH."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        return f"needs {' and '.join(missing)} on the PATH (Node.js 20)"
+    return None
+
+
 def drill_tools_missing() -> str | None:
     """Why a private deployment cannot be built: PostgreSQL's and Redis's servers."""
     from tests.drills.deployment import postgres_bin
@@ -114,6 +123,7 @@ SERVICE_CHECKS = {
     "postgres": postgres_missing,
     "redis": redis_missing,
     "browser": chromium_missing,
+    "node": node_missing,
     "drill": drill_tools_missing,
 }
 

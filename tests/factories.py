@@ -96,8 +96,10 @@ class Persona:
     def post(self, path: str, body: Any = None, **headers: str) -> Response:
         return self.client.post(API + path, body, format="json", headers=headers)  # type: ignore[no-any-return]
 
-    def move(self, game_id: Any, version: int, **move: Any) -> Response:
-        return self.post(f"/games/{game_id}/moves", {"version": version, **move})
+    def move(self, game_id: Any, version: int, /, **move: Any) -> Response:
+        """A move at `version`; `move` may be one of `legal_moves` (which names the
+        version it was listed at: `version` is sent instead)."""
+        return self.post(f"/games/{game_id}/moves", {**move, "version": version})
 
 
 def make_persona(name: str) -> Persona:

@@ -292,7 +292,22 @@ SPECTACULAR_SETTINGS = {
     "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.event_schema.inline_event_types",
+        "unoservice.schema.defaults_described",
+        "unoservice.schema.page_examples",
     ],
+    # The streams' second way in: a browser's EventSource sends a ticket, not a token.
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {
+            "streamTicket": {
+                "type": "apiKey",
+                "in": "query",
+                "name": "ticket",
+                "description": "a one-time stream ticket (POST .../stream-ticket), for a "
+                "browser's EventSource, which cannot send a token",
+            }
+        }
+    },
     # One schema name per choice set used in several places.
     "ENUM_NAME_OVERRIDES": {
         "Color": "games.serializers.COLORS",

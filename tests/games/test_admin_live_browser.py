@@ -161,7 +161,7 @@ def test_a_running_games_admin_page_follows_its_moves_live(
         view = api(live, host, f"/games/{game_id}")
         legal = view["you"]["legal_moves"]
         move = next((m for m in legal if m["action"] == "draw"), legal[0])
-        return api(live, host, f"/games/{game_id}/moves", {"version": view["version"], **move})
+        return api(live, host, f"/games/{game_id}/moves", {**move, "version": view["version"]})
 
     moved = off_the_browser(draw)["game"]
     new_seq = moved["last_seq"]

@@ -51,6 +51,14 @@ def view(persona: Persona, game_id: str) -> dict[str, Any]:
     return response.json()
 
 
+def legal(game: dict[str, Any]) -> list[dict[str, Any]]:
+    """The legal moves of a game view, each checked to name the view's version and
+    given without it."""
+    moves = game["you"]["legal_moves"]
+    assert all(move["version"] == game["version"] for move in moves), moves
+    return [{key: value for key, value in move.items() if key != "version"} for move in moves]
+
+
 def events_after(persona: Persona, game_id: str, after: int) -> list[dict[str, Any]]:
     return persona.get(f"/games/{game_id}/events", after=after).json()["events"]
 
@@ -125,7 +133,7 @@ def test_every_listed_legal_move_is_accepted_as_it_is(host, guest):
 def test_a_wild_is_listed_once_per_colour(host, guest):
     game_id = table(host, guest)
     put_state(game_id, basic())
-    moves = view(host, game_id)["you"]["legal_moves"]
+    moves = legal(view(host, game_id))
     wilds = [m for m in moves if m.get("card") == W]
     assert sorted(m["color"] for m in wilds) == ["blue", "green", "red", "yellow"]
     assert all(m == {"action": "play", "card": W, "color": m["color"]} for m in wilds)
@@ -134,13 +142,23 @@ def test_a_wild_is_listed_once_per_colour(host, guest):
     assert not [m for m in moves if m.get("card") in (card_in_hand(basic(), 0, "G3"),)]
 
 
+def test_a_legal_move_is_a_whole_body_that_is_sent_back_as_it_is(host, guest):
+    game_id = table(host, guest)
+    version = put_state(game_id, basic()).version
+    move = view(host, game_id)["you"]["legal_moves"][0]
+    assert move["version"] == version
+    response = host.post(f"/games/{game_id}/moves", move)
+    assert response.status_code == 200, response.json()
+    assert response.json()["game"]["version"] > version
+
+
 def test_a_seven_o_seven_is_listed_once_per_target(host, guest):
     game_id = table(host, guest, "random", rules={"seven_o": True})
     state = build_state(
         [["R7", "G3"], ["B4", "B5"], ["Y6", "Y8"]], top="R5", rules=Rules(seven_o=True)
     )
     version = put_state(game_id, state).version
-    moves = view(host, game_id)["you"]["legal_moves"]
+    moves = legal(view(host, game_id))
     sevens = [m for m in moves if m.get("card") == R7]
     assert sorted(sevens, key=lambda m: m["target"]) == [
         {"action": "play", "card": R7, "target": 1},
@@ -170,7 +188,7 @@ def test_playing_the_second_to_last_card_with_uno_says_uno(host, guest):
     body = response.json()
     assert [e["type"] for e in body["events"]][:2] == ["card_played", "uno_called"]
     assert body["game"]["seats"][0]["said_uno"] is True
-    assert {"action": "catch_uno", "target": 0} not in view(guest, game_id)["you"]["legal_moves"]
+    assert {"action": "catch_uno", "target": 0} not in legal(view(guest, game_id))
 
 
 def test_an_unsaid_uno_can_be_called_or_caught_once_per_catchable_seat(host, guest, outsider):
@@ -179,9 +197,9 @@ def test_an_unsaid_uno_can_be_called_or_caught_once_per_catchable_seat(host, gue
     version = put_state(game_id, state).version
     response = host.move(game_id, version, action="play", card=R1)
     assert response.status_code == 200, response.json()
-    assert {"action": "call_uno"} in response.json()["game"]["you"]["legal_moves"]
+    assert {"action": "call_uno"} in legal(response.json()["game"])
     for catcher in (guest, outsider):
-        moves = view(catcher, game_id)["you"]["legal_moves"]
+        moves = legal(view(catcher, game_id))
         assert [m for m in moves if m["action"] == "catch_uno"] == [
             {"action": "catch_uno", "target": 0}
         ]
@@ -229,7 +247,7 @@ def test_drawing_a_playable_card_offers_it_to_the_drawer_only(host, guest):
     assert pending["card"]["code"] == "R2"
     assert set(pending["card"]) == CARD_KEYS
     r2 = pending["card"]["id"]
-    assert sorted(body["game"]["you"]["legal_moves"], key=str) == sorted(
+    assert sorted(legal(body["game"]), key=str) == sorted(
         [{"action": "play", "card": r2}, {"action": "pass"}], key=str
     )
     theirs = view(guest, game_id)
@@ -347,7 +365,7 @@ def test_a_stacking_game_shows_a_pending_stack(host, guest):
     pending = played.json()["game"]["pending"]
     assert (pending["type"], pending["seat"]) == ("stack", 1)
     blue = card_in_hand(state, 1, "B+2")
-    moves = view(guest, game_id)["you"]["legal_moves"]
+    moves = legal(view(guest, game_id))
     assert sorted(moves, key=str) == sorted(
         [{"action": "play", "card": blue}, {"action": "draw"}], key=str
     )
@@ -368,7 +386,7 @@ def test_jump_in_lets_an_identical_card_be_played_out_of_turn(host, guest):
     state = build_state([["G3", "Y9"], ["R5", "B4"]], top="R5", rules=Rules(jump_in=True))
     version = put_state(game_id, state).version
     red5 = card_in_hand(state, 1, "R5")
-    assert view(guest, game_id)["you"]["legal_moves"] == [{"action": "play", "card": red5}]
+    assert legal(view(guest, game_id)) == [{"action": "play", "card": red5}]
     before = footprint(game_id)
     blue4 = card_in_hand(state, 1, "B4")
     assert_error(guest.move(game_id, version, action="play", card=blue4), 409, "not_your_turn")
@@ -396,7 +414,7 @@ def test_a_pending_wild_draw_four_lists_challenge_and_accept(host, guest, outsid
     game_id = table(host, guest)
     put_state(game_id, challenge_pending(guilty=True))
     theirs = view(guest, game_id)
-    assert theirs["you"]["legal_moves"] == [{"action": "challenge"}, {"action": "accept"}]
+    assert legal(theirs) == [{"action": "challenge"}, {"action": "accept"}]
     assert theirs["pending"]["type"] == "challenge"
     assert theirs["pending"]["seat"] == 1
     assert view(host, game_id)["you"]["legal_moves"] == []
@@ -616,7 +634,7 @@ def test_every_kind_of_rejected_move_comes_back_with_its_code_and_changes_nothin
     before = footprint(game_id)
     headers = {} if key is None else {"Idempotency-Key": key}
     persona = {"host": host, "guest": guest}[mover]
-    response = persona.post(f"/games/{game_id}/moves", {"version": version, **move}, **headers)
+    response = persona.post(f"/games/{game_id}/moves", {**move, "version": version}, **headers)
     assert_error(response, status, code)
     assert footprint(game_id) == before
 

@@ -36,7 +36,7 @@ def reach_a_turn_with(
         persona, view = actor_view(players, game_id)
         moves = [m for m in view["you"]["legal_moves"] if m["action"] == action]
         if view["pending"] is None and moves:
-            return persona, {"version": view["version"], **moves[0]}
+            return persona, {**moves[0], "version": view["version"]}
         legal = view["you"]["legal_moves"]
         if view["pending"] and view["pending"]["type"] == "challenge":
             response = persona.post(

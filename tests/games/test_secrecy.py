@@ -235,7 +235,7 @@ def move_and_check(
     endpoint, move = choose(views[seat], rng)
     _, hands_before = true_hands(game_id)
     response = players[seat].post(
-        f"/games/{game_id}{endpoint}", {"version": views[seat]["version"], **move}
+        f"/games/{game_id}{endpoint}", {**move, "version": views[seat]["version"]}
     )
     assert response.status_code == 200, (move, response.json())
     hands = table.record(hands_before)

@@ -152,7 +152,7 @@ def _play(world: World, persona: Persona, moves: list[dict[str, Any]], version: 
         path, move = "/challenge", {"challenge": move["action"] == "challenge"}
     else:
         path = "/moves"
-    response = persona.post(f"/games/{world.seated}{path}", {"version": version, **move})
+    response = persona.post(f"/games/{world.seated}{path}", {**move, "version": version})
     assert response.status_code == 200, response.content
 
 
