@@ -671,10 +671,12 @@ class GameLogView(APIView):
     @extend_schema(
         summary="Read a game's whole log",
         description="Every event from seq 1 with the game's summary. While the game runs "
-        "the log is redacted for you as the events are, and `seed` and `seeds` are null. "
-        "Once it is finished or abandoned, and always for staff, it is complete: every "
-        "card, the game's seed and each round's, from which the rules replay the game "
-        "exactly. A private game's spectator sends its `code`.",
+        "the log is redacted for you as the events are, and the seeds are null. Once it "
+        "is finished or abandoned, and always for staff, it is complete: every card, the "
+        "game's seed and each round's, from which the rules replay the game exactly. The "
+        "seeds come as numbers and as decimal text (`seed_text`, `seeds_text`); a game "
+        "dealt with 63-bit seeds before seeds were drawn below 2^53 has the numbers null "
+        "where they exceed 2^53 - 1. A private game's spectator sends its `code`.",
         parameters=[GAME_ID, INVITE_CODE, *COMMON_HEADERS],
         responses={
             200: LogOut,
@@ -693,8 +695,7 @@ class GameLogView(APIView):
             {
                 "game": presenters.game_summary(game),
                 "complete": complete,
-                "seed": game.seed if complete else None,
-                "seeds": replay.round_seeds(game) if complete else None,
+                **replay.seeds_json(game, complete=complete),
                 "events": [
                     presenters.event_json(e, viewer, complete=complete, staff=player.is_staff)
                     for e in events

@@ -37,7 +37,7 @@ from games import (
     selectors,
 )
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
-from games.engine.rng import derive, new_seed
+from games.engine.rng import SEED_BITS, derive, new_seed
 from games.engine.vocabulary import (
     BotAddedData,
     EventType,
@@ -407,6 +407,10 @@ def _game_insert(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
+    if seed is not None and not 0 <= seed < 2**SEED_BITS:
+        # Larger seeds would reach clients as numbers a double cannot hold exactly.
+        problem = f"must be from 0 to 2^{SEED_BITS} - 1"
+        raise InvalidRequest(f"seed: {problem}", details={"fields": {"seed": [problem]}})
     now = timezone.now()
     game = _insert_with_code(
         private=visibility == Visibility.PRIVATE,
