@@ -51,7 +51,7 @@ from games.engine.vocabulary import (
     SeatResumedData,
     SeatTakenByBotData,
 )
-from games.errors import from_engine
+from games.errors import SeatTakenOver, from_engine
 from games.live import notify
 from games.models import (
     OPEN_STATUSES,
@@ -1202,17 +1202,28 @@ def match_bots_fill(*, game_id: Any, version: int, skip_locked: bool = False) ->
 
 def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Outcome:
     """Apply a seated player's move (a challenge decision included). Locks the game
-    row, then checks seat, status and `version` before the engine judges the move."""
+    row, then checks seat, status and `version` before the engine judges the move. A
+    seat a bot holds after its player's timeouts is `SeatTakenOver`: resume it first."""
     with transaction.atomic():
         game = _lock_game_for(game_id, player)
         seat = game.seat_of(player)
         if seat is None:
-            raise Forbidden("you are not seated in this game")
+            raise _not_seated(game, player)
         if game.status != GameStatus.PLAYING:
             raise WrongPhaseError(f"the game is {game.status}")
         if version != game.version:
             raise StaleVersion(game.version)
         return _play(game, GameState.from_snapshot(game.state), seat, move, actor="player")
+
+
+def _not_seated(game: Game, player: Player) -> ServiceError:
+    """Why `player`, who plays no seat of the locked game, may not act in it: a seat a
+    bot holds after their timeouts in a running game is theirs to resume, and the
+    answer says so; anyone else is simply not seated."""
+    taken_over = _timed_out_seat_of(_seats(game), player)
+    if taken_over is None or game.status != GameStatus.PLAYING:
+        return Forbidden("you are not seated in this game")
+    return SeatTakenOver(game.pk, taken_over.seat)
 
 
 def _play(game: Game, state: GameState, seat: int, move: Move, *, actor: str) -> Outcome:
