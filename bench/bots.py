@@ -26,7 +26,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.bots import STRATEGIES
-from games.engine import Event, GameConfig, GameState, Move, apply, new_game, player_view
+from games.engine import (
+    LEGACY_SEED_BITS,
+    Event,
+    GameConfig,
+    GameState,
+    Move,
+    apply,
+    new_game,
+    player_view,
+)
 
 MAX_STEPS = 100_000
 
@@ -45,7 +54,9 @@ def play_game(
 ) -> int:
     """Play one game; returns the winning seat. Times the measured seat's decisions."""
     rngs = [random.Random(seed * 7919 + seat) for seat in range(len(strategies))]
-    state, history = new_game(GameConfig(len(strategies), target_score), seed)
+    # In memory only: the 63-bit round seeds of the deals the published rates come from.
+    config = GameConfig(len(strategies), target_score)
+    state, history = new_game(config, seed, seed_bits=LEGACY_SEED_BITS)
     for _ in range(MAX_STEPS):
         if state.finished:
             return state.winner

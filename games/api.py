@@ -83,8 +83,9 @@ _MOVE_TEXT = {
     403: "forbidden: you hold no seat in this game",
     404: "not_found: no such game, or a private game you are not among the players of",
     409: "wrong_phase (the game is not playing, or a pending decision is not this one), "
-    "stale_version (`details.version` is the current one), not_your_turn, or "
-    "idempotency_key_in_use",
+    "seat_taken_over (a bot holds your seat after your timeouts: `details.resume` is the "
+    "path to POST to take it back, `details.seat` the seat), stale_version "
+    "(`details.version` is the current one), not_your_turn, or idempotency_key_in_use",
     422: "illegal_move (the rules forbid it, the message says why) or idempotency_key_reused",
 }
 
@@ -584,9 +585,10 @@ class GameMovesView(CountsRejectedMoves):
         "`version` (and `uno: true` when playing its second-to-last card). Answers with "
         "your new view and the events the move caused, as you may see them: a skip, the "
         "draw a Draw Two forces, the end of the round, the next deal. Checked in this "
-        "order: the body's shape (400), your seat (403), the game's phase (409 "
-        "wrong_phase), the version (409 stale_version: read the game again and decide "
-        "afresh), the turn (409 not_your_turn) and the rules (422 illegal_move).",
+        "order: the body's shape (400), your seat (403, or 409 seat_taken_over in a "
+        "running game where a bot holds it after your timeouts: resume it first), the "
+        "game's phase (409 wrong_phase), the version (409 stale_version: read the game "
+        "again and decide afresh), the turn (409 not_your_turn) and the rules (422 illegal_move).",
         request=MoveIn,
         examples=MOVE_EXAMPLES,
         parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
@@ -677,10 +679,12 @@ class GameLogView(APIView):
     @extend_schema(
         summary="Read a game's whole log",
         description="Every event from seq 1 with the game's summary. While the game runs "
-        "the log is redacted for you as the events are, and `seed` and `seeds` are null. "
-        "Once it is finished or abandoned, and always for staff, it is complete: every "
-        "card, the game's seed and each round's, from which the rules replay the game "
-        "exactly. A private game's spectator sends its `code`.",
+        "the log is redacted for you as the events are, and the seeds are null. Once it "
+        "is finished or abandoned, and always for staff, it is complete: every card, the "
+        "game's seed and each round's, from which the rules replay the game exactly. The "
+        "seeds come as numbers and as decimal text (`seed_text`, `seeds_text`); a game "
+        "dealt with 63-bit seeds before seeds were drawn below 2^53 has the numbers null "
+        "where they exceed 2^53 - 1. A private game's spectator sends its `code`.",
         parameters=[GAME_ID, INVITE_CODE, *COMMON_HEADERS],
         responses={
             200: LogOut,
@@ -699,8 +703,7 @@ class GameLogView(APIView):
             {
                 "game": presenters.game_summary(game),
                 "complete": complete,
-                "seed": game.seed if complete else None,
-                "seeds": replay.round_seeds(game) if complete else None,
+                **replay.seeds_json(game, complete=complete),
                 "events": [
                     presenters.event_json(e, viewer, complete=complete, staff=player.is_staff)
                     for e in events

@@ -4,7 +4,9 @@ error handling never has to know the engine."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
+
+from django.urls import reverse
 
 from games.engine import (
     EngineError,
@@ -21,6 +23,22 @@ from unoservice.errors import (
     ServiceError,
     WrongPhaseError,
 )
+
+
+class SeatTakenOver(ServiceError):
+    """A play action from a player whose seat a bot holds after their timeouts: the
+    seat is theirs to take back (`POST .../resume`), so the answer says how, where a
+    plain "not seated" would leave them guessing."""
+
+    status, code = 409, "seat_taken_over"
+
+    def __init__(self, game_id: Any, seat: int) -> None:
+        resume = reverse("game-resume", args=[game_id])
+        super().__init__(
+            f"a bot holds your seat {seat} after your timeouts: POST {resume} to take it back",
+            details={"seat": seat, "resume": resume},
+        )
+
 
 # The one mapping. An engine error without its own entry takes its nearest
 # ancestor's, so a new subclass of `IllegalMove` is an `illegal_move` until it is

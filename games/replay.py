@@ -9,13 +9,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import GameConfig, GameState, Rules, round_seed
+from games.engine import LEGACY_SEED_BITS, GameConfig, GameState, Rules, round_seed
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
 from games.engine.views import table_view
 from games.engine.vocabulary import is_event_type
 from games.models import Event, Game
+from unoservice.fields import MAX_EXACT_INTEGER
 
-__all__ = ["ReplayMismatch", "Table", "config_of", "round_seeds", "table_after", "tables", "verify"]
+__all__ = [
+    "ReplayMismatch",
+    "Table",
+    "config_of",
+    "round_seeds",
+    "seed_bits_of",
+    "seeds_json",
+    "table_after",
+    "tables",
+    "verify",
+]
 
 
 def config_of(game: Game) -> GameConfig:
@@ -23,10 +34,34 @@ def config_of(game: Game) -> GameConfig:
     return GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
 
 
+def seed_bits_of(game: Game) -> int:
+    """How wide the round seeds of a started game are: 53 bits since seeds became
+    exact in every JSON parser, 63 for games dealt before (their snapshot has no
+    `seed_bits`)."""
+    state = game.state or {}
+    return int(state.get("seed_bits", LEGACY_SEED_BITS))
+
+
 def round_seeds(game: Game) -> list[int]:
     """The seed of every round dealt so far: each deal and reshuffle comes from it."""
     rounds = game.state["round"] if game.state is not None else 0
-    return [round_seed(game.seed, number) for number in range(1, rounds + 1)]
+    bits = seed_bits_of(game)
+    return [round_seed(game.seed, number, bits) for number in range(1, rounds + 1)]
+
+
+def seeds_json(game: Game, *, complete: bool) -> dict[str, Any]:
+    """The seeds of the log's answer (docs/api.md, Log and replay): as numbers where
+    every JSON parser reads them exactly, as decimal text always; all null while the
+    log is redacted. A game dealt with 63-bit seeds has its `seed` or `seeds` null."""
+    if not complete:
+        return dict.fromkeys(("seed", "seed_text", "seeds", "seeds_text"))
+    seeds = round_seeds(game)
+    return {
+        "seed": game.seed if abs(game.seed) <= MAX_EXACT_INTEGER else None,
+        "seed_text": str(game.seed),
+        "seeds": seeds if all(seed <= MAX_EXACT_INTEGER for seed in seeds) else None,
+        "seeds_text": [str(s) for s in seeds],
+    }
 
 
 def logged(game: Game) -> Iterator[LoggedEvent]:
@@ -42,7 +77,7 @@ def logged(game: Game) -> Iterator[LoggedEvent]:
 def _replayed(game: Game, **options: Any) -> GameState | None:
     if game.state is None:  # never started: only seats in the log
         return None
-    return replay(config_of(game), game.seed, logged(game), **options)
+    return replay(config_of(game), game.seed, logged(game), seed_bits=seed_bits_of(game), **options)
 
 
 def verify(game: Game) -> None:

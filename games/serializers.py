@@ -20,6 +20,7 @@ from games.invites import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
 from games.models import BotStrategy, GameStatus, Visibility
 from games.services import DEFAULT_BOTS_AFTER, MAX_BOTS_AFTER, MIN_BOTS_AFTER
 from unoservice.fields import (
+    MAX_EXACT_INTEGER,
     QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
@@ -39,7 +40,6 @@ PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing b
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
 MAX_WAIT_SECONDS = 30  # the longest a long poll waits
-INT64 = 2**63
 
 # -- requests ------------------------------------------------------------------------
 
@@ -74,7 +74,13 @@ class GameCreateIn(StrictSerializer):
         min_value=MIN_TURN_TIMEOUT, max_value=MAX_TURN_TIMEOUT, allow_null=True, default=None
     )
     rules = RulesIn(required=False)
-    seed = StrictIntegerField(min_value=-INT64, max_value=INT64 - 1, required=False)
+    seed = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_EXACT_INTEGER,
+        required=False,
+        help_text="fixes the shuffle of every round (staff only, unless the service "
+        "runs with CLIENT_SEEDS on); left out, the service draws one",
+    )
     visibility = serializers.ChoiceField(
         choices=VISIBILITIES,
         default=Visibility.PUBLIC,
@@ -553,12 +559,28 @@ class LogOut(serializers.Serializer[Any]):
         help_text="true once the game is over (and always for staff): every card shown"
     )
     seed = serializers.IntegerField(
-        allow_null=True, help_text="the game's seed; null while the log is redacted"
+        allow_null=True,
+        min_value=-MAX_EXACT_INTEGER,
+        max_value=MAX_EXACT_INTEGER,
+        help_text="the game's seed; null while the log is redacted, and for a game "
+        "created before seeds were drawn below 2^53 whose seed is larger (see `seed_text`)",
+    )
+    seed_text = serializers.CharField(
+        allow_null=True,
+        help_text="the game's seed in decimal, exact in every language; null while the "
+        "log is redacted",
     )
     seeds = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=serializers.IntegerField(min_value=0, max_value=MAX_EXACT_INTEGER),
         allow_null=True,
-        help_text="each round's seed, round 1 first; null while the log is redacted",
+        help_text="each round's seed, round 1 first; null while the log is redacted, and "
+        "for a game dealt before round seeds were drawn below 2^53 (see `seeds_text`)",
+    )
+    seeds_text = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="each round's seed in decimal, round 1 first, exact in every language; "
+        "null while the log is redacted",
     )
     events = EventOut(many=True)
 

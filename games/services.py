@@ -37,7 +37,7 @@ from games import (
     selectors,
 )
 from games.engine import TIMEOUTS_BEFORE_BOT, EngineError, GameConfig, GameState, Move, Rules
-from games.engine.rng import derive, new_seed
+from games.engine.rng import SEED_BITS, derive, new_seed
 from games.engine.vocabulary import (
     BotAddedData,
     EventType,
@@ -51,7 +51,7 @@ from games.engine.vocabulary import (
     SeatResumedData,
     SeatTakenByBotData,
 )
-from games.errors import from_engine
+from games.errors import SeatTakenOver, from_engine
 from games.live import notify
 from games.models import (
     OPEN_STATUSES,
@@ -407,6 +407,10 @@ def _game_insert(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
+    if seed is not None and not 0 <= seed < 2**SEED_BITS:
+        # Larger seeds would reach clients as numbers a double cannot hold exactly.
+        problem = f"must be from 0 to 2^{SEED_BITS} - 1"
+        raise InvalidRequest(f"seed: {problem}", details={"fields": {"seed": [problem]}})
     now = timezone.now()
     game = _insert_with_code(
         private=visibility == Visibility.PRIVATE,
@@ -1198,17 +1202,28 @@ def match_bots_fill(*, game_id: Any, version: int, skip_locked: bool = False) ->
 
 def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Outcome:
     """Apply a seated player's move (a challenge decision included). Locks the game
-    row, then checks seat, status and `version` before the engine judges the move."""
+    row, then checks seat, status and `version` before the engine judges the move. A
+    seat a bot holds after its player's timeouts is `SeatTakenOver`: resume it first."""
     with transaction.atomic():
         game = _lock_game_for(game_id, player)
         seat = game.seat_of(player)
         if seat is None:
-            raise Forbidden("you are not seated in this game")
+            raise _not_seated(game, player)
         if game.status != GameStatus.PLAYING:
             raise WrongPhaseError(f"the game is {game.status}")
         if version != game.version:
             raise StaleVersion(game.version)
         return _play(game, GameState.from_snapshot(game.state), seat, move, actor="player")
+
+
+def _not_seated(game: Game, player: Player) -> ServiceError:
+    """Why `player`, who plays no seat of the locked game, may not act in it: a seat a
+    bot holds after their timeouts in a running game is theirs to resume, and the
+    answer says so; anyone else is simply not seated."""
+    taken_over = _timed_out_seat_of(_seats(game), player)
+    if taken_over is None or game.status != GameStatus.PLAYING:
+        return Forbidden("you are not seated in this game")
+    return SeatTakenOver(game.pk, taken_over.seat)
 
 
 def _play(game: Game, state: GameState, seat: int, move: Move, *, actor: str) -> Outcome:

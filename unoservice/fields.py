@@ -7,6 +7,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+# The largest integer a double holds exactly, and so the largest the API sends or
+# takes: JavaScript, and many JSON parsers elsewhere, read every number as a double.
+MAX_EXACT_INTEGER = 2**53 - 1
+
 
 class StrictIntegerField(serializers.IntegerField):
     def to_internal_value(self, data: Any) -> int:

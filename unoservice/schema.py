@@ -30,6 +30,7 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "idempotency_key_in_use",
         "too_many_games",
         "too_many_bots",
+        "seat_taken_over",
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
@@ -46,7 +47,7 @@ _DESCRIPTIONS = {
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",
     409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use, "
-    "too_many_games or too_many_bots",
+    "too_many_games, too_many_bots or seat_taken_over",
     415: "unsupported_media_type: the body is not application/json",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited: too many requests; wait as many seconds as Retry-After says",
@@ -64,8 +65,8 @@ def error_object(status: int) -> serializers.Serializer[Any]:
             "code": serializers.ChoiceField(choices=ERROR_CODES[status]),
             "message": serializers.CharField(),
             "details": serializers.DictField(
-                help_text="more about the error, e.g. `version` with stale_version "
-                "or `fields` with invalid_request"
+                help_text="more about the error, e.g. `version` with stale_version, "
+                "`seat` and `resume` with seat_taken_over, or `fields` with invalid_request"
             ),
         },
     )

@@ -16,6 +16,7 @@ from .errors import (
 )
 from .events import Event, render
 from .moves import Move, parse_move
+from .rng import LEGACY_SEED_BITS, SEED_BITS, round_seed
 from .rules import (
     TIMEOUTS_BEFORE_BOT,
     apply,
@@ -27,7 +28,6 @@ from .rules import (
     legal_moves,
     new_game,
     push,
-    round_seed,
 )
 from .scoring import hand_points
 from .state import GameConfig, GameState, Pending, Rules
@@ -37,6 +37,8 @@ from .vocabulary import EventType
 __all__ = [
     "CARDS",
     "DECK_SIZE",
+    "LEGACY_SEED_BITS",
+    "SEED_BITS",
     "TIMEOUTS_BEFORE_BOT",
     "Card",
     "EngineError",

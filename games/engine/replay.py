@@ -26,6 +26,7 @@ from .cards import COLOR_BY_NAME, IS_WILD
 from .errors import EngineError
 from .events import Event
 from .moves import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_COLOR, DRAW, PASS, Move
+from .rng import SEED_BITS
 from .rules import apply, apply_timeout, clear_timeouts, start_game
 from .state import GameConfig, GameState
 from .vocabulary import SEAT_EVENTS, EventType
@@ -176,11 +177,12 @@ def replay(
     seed: int,
     log: Iterable[LoggedEvent],
     *,
+    seed_bits: int = SEED_BITS,
     until: int | None = None,
     observe: Observer | None = None,
 ) -> GameState | None:
-    """The table the log leads to, re-made by the engine from `seed` (None when the
-    log ends before the game started).
+    """The table the log leads to, re-made by the engine from `seed`, its round seeds
+    `seed_bits` wide (None when the log ends before the game started).
 
     Stops before the first move that starts after event `until`. Raises
     `ReplayMismatch` at the first event the engine does not make exactly so, or
@@ -203,7 +205,7 @@ def replay(
         if state is None:
             if first.type != "game_started":
                 raise ReplayMismatch(first.seq, f"the log starts with {first.type!r}")
-            state = made.state = GameState(config, seed)
+            state = made.state = GameState(config, seed, seed_bits=seed_bits)
             start_game(state, made)
         else:
             made.state = state

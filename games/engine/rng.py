@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Final
+
+# New games draw their seed below 2^53 and derive round seeds as wide, so that every
+# seed a client reads is a JSON number any parser holds exactly (a double is exact up
+# to 2^53 - 1). Games dealt before kept 63 bits: their snapshot says nothing of
+# `seed_bits`, and they replay with the derivation they were dealt with.
+SEED_BITS: Final = 53
+LEGACY_SEED_BITS: Final = 63
 
 
 def derive(seed: int, *parts: int | str) -> int:
@@ -23,6 +31,12 @@ def shuffled(cards: list[int], seed: int) -> None:
     random.Random(seed).shuffle(cards)
 
 
+def round_seed(game_seed: int, round_no: int, bits: int = SEED_BITS) -> int:
+    """The seed of one round, `bits` wide: its deal, dealer (round 1) and every
+    reshuffle. The high bits of the 63-bit derivation, so a 63-bit game keeps its own."""
+    return derive(game_seed, "round", round_no) >> (LEGACY_SEED_BITS - bits)
+
+
 def new_seed() -> int:
     """A fresh random game seed, for games created without one."""
-    return random.SystemRandom().getrandbits(63)
+    return random.SystemRandom().getrandbits(SEED_BITS)

@@ -38,7 +38,7 @@ from .moves import (
     malformed_reason,
     play_targeted,
 )
-from .rng import derive, shuffled
+from .rng import SEED_BITS, derive, round_seed, shuffled
 from .scoring import round_points
 from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
 from .vocabulary import (
@@ -86,14 +86,11 @@ _PHASE_HINTS: Final[dict[str | None, str]] = {
 # -- starting -------------------------------------------------------------------------
 
 
-def round_seed(game_seed: int, round_no: int) -> int:
-    """The seed of one round: its deal, dealer (round 1) and every reshuffle."""
-    return derive(game_seed, "round", round_no)
-
-
-def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
-    """Deal round 1 of a new game. Same config and seed, same game."""
-    state = GameState(config, seed)
+def new_game(
+    config: GameConfig, seed: int, *, seed_bits: int = SEED_BITS
+) -> tuple[GameState, list[Event]]:
+    """Deal round 1 of a new game. Same config, seed and `seed_bits`, same game."""
+    state = GameState(config, seed, seed_bits=seed_bits)
     events: list[Event] = []
     start_game(state, events)
     return state, events
@@ -101,13 +98,13 @@ def new_game(config: GameConfig, seed: int) -> tuple[GameState, list[Event]]:
 
 def start_game(state: GameState, events: list[Event]) -> None:
     """Deal round 1 on a fresh `state`, appending what happens to `events`."""
-    first_dealer = derive(round_seed(state.seed, 1), "dealer") % state.players
+    first_dealer = derive(round_seed(state.seed, 1, state.seed_bits), "dealer") % state.players
     events.append(Event("game_started", None, GameStartedData(dealer=first_dealer), 1))
     _start_round(state, first_dealer, events)
 
 
 def _shuffle_seed(state: GameState) -> int:
-    seed = derive(round_seed(state.seed, state.round), "shuffle", state.shuffles)
+    seed = derive(round_seed(state.seed, state.round, state.seed_bits), "shuffle", state.shuffles)
     state.shuffles += 1
     return seed
 

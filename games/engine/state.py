@@ -12,6 +12,7 @@ from typing import Any, Final, Literal, cast
 
 from .cards import DECK_SIZE, NO_COLOR
 from .errors import InvalidConfig
+from .rng import LEGACY_SEED_BITS, SEED_BITS
 
 PendingType = Literal["challenge", "choose_color", "drawn_card", "stack"]
 CLOCKWISE: Final = 1
@@ -144,16 +145,18 @@ class GameState:
         "said_uno",
         "scores",
         "seed",
+        "seed_bits",
         "shuffles",
         "timeouts",
         "uno_owed",
         "winner",
     )
 
-    def __init__(self, config: GameConfig, seed: int) -> None:
+    def __init__(self, config: GameConfig, seed: int, *, seed_bits: int = SEED_BITS) -> None:
         n = config.players
         self.config = config
         self.seed = seed
+        self.seed_bits = seed_bits  # how wide the round seeds derived from `seed` are
         self.round = 0
         self.shuffles = 0  # shuffles done this round: the next one's sub-seed index
         self.dealer = 0
@@ -209,7 +212,7 @@ class GameState:
     def to_snapshot(self) -> dict[str, Any]:
         """A compact JSON-able dict; `from_snapshot` is its exact inverse."""
         rules = self.config.rules
-        return {
+        snapshot: dict[str, Any] = {
             "v": SNAPSHOT_VERSION,
             "players": self.config.players,
             "target": self.config.target_score,
@@ -231,6 +234,10 @@ class GameState:
             "timeouts": self.timeouts,
             "winner": self.winner,
         }
+        # Absent, 63: the snapshots of games dealt before stay exactly as they were.
+        if self.seed_bits != LEGACY_SEED_BITS:
+            snapshot["seed_bits"] = self.seed_bits
+        return snapshot
 
     @staticmethod
     def from_snapshot(snap: dict[str, Any]) -> GameState:
@@ -241,7 +248,7 @@ class GameState:
             target_score=snap["target"],
             rules=Rules(**dict.fromkeys(snap["rules"], True)),
         )
-        state = GameState(config, snap["seed"])
+        state = GameState(config, snap["seed"], seed_bits=snap.get("seed_bits", LEGACY_SEED_BITS))
         state.round = snap["round"]
         state.shuffles = snap["shuffles"]
         state.dealer = snap["dealer"]

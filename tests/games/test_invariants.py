@@ -43,7 +43,7 @@ HOUSE = {
 # still reach what stresses an invariant: a reshuffle of the discards, a second
 # round, challenges, caught UNOs, swapped hands (the tests check the first two).
 CARD_COUNT_GAMES = [
-    pytest.param(4, 0, OFFICIAL, 13, id="official-4p-1-round"),
+    pytest.param(4, 0, OFFICIAL, 15, id="official-4p-1-round"),
     pytest.param(3, 100, HOUSE, 46, id="house-3p-to-100"),
 ]
 RERUN_GAMES = [

@@ -21,10 +21,12 @@ from tests.factories import (
     assert_error,
     human_to_act_game,
     make_persona,
+    play_out,
     reload,
     seat_table,
     start_game,
 )
+from tests.openapi import component_validator
 
 pytestmark = pytest.mark.django_db
 
@@ -253,6 +255,59 @@ def test_resuming_a_finished_game_is_refused(host):
 
 def test_resuming_an_unknown_game_is_a_404(host):
     assert_error(host.post("/games/not-a-game/resume"), 404, "not_found")
+
+
+# -- playing from a seat a bot took over ---------------------------------------------------
+
+
+def test_a_move_from_a_seat_a_bot_took_over_says_to_resume_it_and_changes_nothing(host, guest):
+    game = walk_away(human_to_act_game(host, guest, turn_timeout=5), 0, answer={1: guest})
+    assert game.seating[0]["bot"] == "greedy"
+    refused = host.move(game.pk, game.version, action="draw")
+    error = assert_error(refused, 409, "seat_taken_over")
+    resume = f"/api/v1/games/{game.pk}/resume"
+    assert error["details"] == {"seat": 0, "resume": resume}
+    assert "resume" in error["message"]
+    component_validator("Error409").validate(refused.json())  # the schema declares it
+    after = reload(game)
+    assert (after.version, after.last_seq) == (game.version, game.last_seq)
+    # The path in `details` is the one that gives the seat back.
+    assert host.client.post(resume).status_code == 200
+    assert reload(game).seating[0]["bot"] is None
+
+
+def test_a_challenge_from_a_seat_a_bot_took_over_says_to_resume_it(host, guest):
+    game = walk_away(human_to_act_game(host, guest, turn_timeout=5), 0, answer={1: guest})
+    body = {"version": game.version, "challenge": True}
+    error = assert_error(host.post(f"/games/{game.pk}/challenge", body), 409, "seat_taken_over")
+    assert error["details"]["seat"] == 0
+    assert reload(game).version == game.version
+
+
+def test_a_move_from_a_seat_taken_over_in_a_paused_game_says_to_resume_it(host):
+    game = abandoned_among_bots(host)
+    assert game.paused_until is not None
+    refused = host.move(game.pk, game.version, action="draw")
+    assert assert_error(refused, 409, "seat_taken_over")["details"]["seat"] == 0
+    assert reload(game).version == game.version
+
+
+def test_a_player_who_never_sat_or_left_is_still_not_seated(host, guest, outsider):
+    game = walk_away(human_to_act_game(host, guest, turn_timeout=5), 0, answer={1: guest})
+    assert_error(outsider.move(game.pk, game.version, action="draw"), 403, "forbidden")
+    assert guest.post(f"/games/{game.pk}/leave").status_code == 200
+    game = reload(game)
+    assert_error(guest.move(game.pk, game.version, action="draw"), 403, "forbidden")
+    assert reload(game).version == game.version
+
+
+def test_a_seat_taken_over_in_a_game_that_ended_is_no_longer_the_players(host, guest):
+    game = walk_away(human_to_act_game(host, guest, turn_timeout=5), 0, answer={1: guest})
+    game = play_out(game, {1: guest})
+    assert game.status == GameStatus.FINISHED
+    assert Seat.objects.get(game=game, seat=0).timed_out is True
+    assert_error(host.move(game.pk, game.version, action="draw"), 403, "forbidden")
+    assert_error(host.post(f"/games/{game.pk}/resume"), 409, "wrong_phase")
 
 
 # -- at most ten open games ---------------------------------------------------------------

@@ -46,6 +46,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import bots
 from games.engine import (
+    LEGACY_SEED_BITS,
     GameConfig,
     GameState,
     InvalidConfig,
@@ -86,7 +87,10 @@ def play(seated: Sequence[str], target_score: int, seed: int) -> GameState:
     each decision with a generator derived from the game's seed, the change it is
     made at and the seat.
     """
-    state, events = new_game(GameConfig(len(seated), target_score), seed)
+    # The ladder's games never leave the process, so they keep the 63-bit round seeds
+    # they were always dealt with: the same options print the ladder they always did.
+    config = GameConfig(len(seated), target_score)
+    state, events = new_game(config, seed, seed_bits=LEGACY_SEED_BITS)
     history = [event for event in events if event.round == state.round]
     for step in range(MAX_STEPS):
         if state.finished:
