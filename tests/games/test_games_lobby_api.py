@@ -455,16 +455,17 @@ def test_a_started_game_view_has_every_round_field_filled_in(host, guest):
         assert_card(card)
 
 
-def test_legal_moves_are_move_bodies_without_version(host, guest):
+def test_legal_moves_are_whole_move_bodies_carrying_the_views_version(host, guest):
     view = started(host, guest)
     to_act = view["pending"]["seat"] if view["pending"] else view["current_seat"]
     mover = (host, guest)[to_act]
-    moves = mover.get(f"/games/{view['id']}").json()["you"]["legal_moves"]
+    seen = mover.get(f"/games/{view['id']}").json()
+    moves = seen["you"]["legal_moves"]
     assert moves
     for move in moves:
-        assert "version" not in move
+        assert move["version"] == seen["version"]
         assert move["action"] in MOVE_ACTIONS
-        assert set(move) <= {"action", "card", "color", "uno", "target"}
+        assert set(move) <= {"action", "card", "color", "uno", "target", "version"}
 
 
 def test_a_spectator_of_a_running_game_sees_counts_but_no_hand(host, guest, outsider):
