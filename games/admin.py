@@ -36,7 +36,7 @@ from games import charts, overview, replay, seat_history, selectors, services
 from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
 from games.engine.vocabulary import Means, data_keys, is_event_type, means
 from games.game_words import rated_in_words, status_in_words
-from games.models import Event, Game, GameStatus, Seat
+from games.models import OPEN_STATUSES, Event, Game, GameStatus, Seat, SeatingEntry
 from unoservice.errors import ServiceError
 
 # The site is the service's, not Django's; "View site" leads to what the service
@@ -51,7 +51,6 @@ admin.site.site_url = cast(str, reverse_lazy("docs"))
 admin.site.index_template = "admin/games/index.html"
 
 LOG_PAGE_SIZE = 50
-LIVE_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
 COLOR_CLASSES: dict[str, str] = {color: f"uno-{color}" for color in COLOR_NAMES}
 
 
@@ -68,19 +67,19 @@ def cards_html(cards: list[int]) -> str:
     return format_html_join("", "{}", ((card_html(c),) for c in cards)) or "—"
 
 
-def seat_name(entry: dict[str, Any] | None) -> str:
+def seat_name(entry: SeatingEntry | None) -> str:
     """A seat of `Game.seating` as people name it: the player's name, "bot (expert)",
     or "bot (greedy) for alice" when a bot holds a timed-out player's seat."""
     if not entry:
         return "—"
-    player = entry.get("player") or {}
-    if entry.get("bot") is not None:
+    name = entry["player"]["name"] if entry["player"] else None
+    if entry["bot"] is not None:
         bot = f"bot ({entry['bot']})"
-        return f"{bot} for {player['name']}" if player.get("name") else bot
-    return str(player.get("name") or "—")
+        return f"{bot} for {name}" if name else bot
+    return name or "—"
 
 
-def seat_label(seating: Sequence[dict[str, Any]], number: object) -> str:
+def seat_label(seating: Sequence[SeatingEntry], number: object) -> str:
     """A seat number with its name: "seat 1 (bot (expert))"."""
     entry = _at(seating, number)
     return f"seat {number}" if entry is None else f"seat {number} ({seat_name(entry)})"
@@ -115,7 +114,7 @@ def abandoned_in_words(data: dict[str, Any]) -> str:
     return f"abandoned by {by}: {reason}" if by else f"abandoned: {reason}"
 
 
-def _plain_html(value: Any, seating: Sequence[dict[str, Any]]) -> str:
+def _plain_html(value: Any, seating: Sequence[SeatingEntry]) -> str:
     """Any other value of `data`, without the braces of a stored dict."""
     if isinstance(value, dict):
         if "name" in value:  # a player reference
@@ -128,7 +127,7 @@ def _plain_html(value: Any, seating: Sequence[dict[str, Any]]) -> str:
     return format_html("{}", value)
 
 
-def _ratings_html(value: list[Any], seating: Sequence[dict[str, Any]]) -> str:
+def _ratings_html(value: list[Any], seating: Sequence[SeatingEntry]) -> str:
     def one(entry: dict[str, Any]) -> tuple[str, str, str]:
         rating = entry.get("rating", {}).get("ordinal", 0.0)
         change = entry.get("change", {}).get("ordinal", 0.0)
@@ -137,11 +136,11 @@ def _ratings_html(value: list[Any], seating: Sequence[dict[str, Any]]) -> str:
     return format_html_join(", ", "{} {} ({})", (one(e) for e in value if isinstance(e, dict)))
 
 
-def _at(seating: Sequence[dict[str, Any]], number: object) -> dict[str, Any] | None:
+def _at(seating: Sequence[SeatingEntry], number: object) -> SeatingEntry | None:
     return seating[number] if isinstance(number, int) and 0 <= number < len(seating) else None
 
 
-def describe_event(event: Event, seating: Sequence[dict[str, Any]] = ()) -> str:
+def describe_event(event: Event, seating: Sequence[SeatingEntry] = ()) -> str:
     """A readable line for the log and the viewer: cards in their colours, seats by
     their names (from the game's `seating`), players by name, no stored dicts."""
     data = event.data
@@ -362,7 +361,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     def idle_for(self, game: Game) -> str:
         """Since the last change of a waiting or running game: a long one means a
         table nobody moves at (a stuck timer, a lobby left open)."""
-        if game.status not in LIVE_STATUSES:
+        if game.status not in OPEN_STATUSES:
             return "—"
         return duration_in_words(timezone.now() - game.updated_at)
 
@@ -379,7 +378,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     def presence(self, game: Game) -> str:
         """Who is at the table now, as the players' views show it (`online`), and how
         many spectators' streams are open."""
-        if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
+        if game.status not in OPEN_STATUSES:
             return "—"
         present = selectors.presence_of(game)
         humans = [e["player"] for e in game.seating if e["bot"] is None and e["player"]]
@@ -457,11 +456,11 @@ class GameAdmin(admin.ModelAdmin[Game]):
                     "game": game,
                     "short_id": str(game.pk)[:8],
                     "players": self.players_and_bots(game),
-                    "open": game.status in LIVE_STATUSES,
+                    "open": game.status in OPEN_STATUSES,
                 }
                 for game in chosen
             ],
-            "open_count": sum(game.status in LIVE_STATUSES for game in chosen),
+            "open_count": sum(game.status in OPEN_STATUSES for game in chosen),
             "back_url": (
                 reverse("admin:games_game_changelist")
                 if from_list or not chosen
@@ -556,7 +555,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         ]
         context["abandon_url"] = (
             reverse("admin:games_game_abandon", args=[game.pk])
-            if game.status in LIVE_STATUSES and self.has_abandon_permission(request)
+            if game.status in OPEN_STATUSES and self.has_abandon_permission(request)
             else None
         )
         context["replay_url"] = (
@@ -564,7 +563,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         )
         # A game still changing is followed live; the stream accepts the staff session.
         context["live_stream_url"] = (
-            reverse("game-stream", args=[game.pk]) if game.status in LIVE_STATUSES else None
+            reverse("game-stream", args=[game.pk]) if game.status in OPEN_STATUSES else None
         )
         return super().change_view(request, object_id, form_url, context)
 
@@ -691,7 +690,7 @@ def _chart_svg(bars: list[charts.Bar], **labels: Any) -> SafeString:
     return mark_safe(charts.bar_chart(bars, **labels))
 
 
-def _table_context(seating: Sequence[dict[str, Any]], shown: replay.Table) -> dict[str, Any] | None:
+def _table_context(seating: Sequence[SeatingEntry], shown: replay.Table) -> dict[str, Any] | None:
     """The table after the chosen event, its seats named as they were held then."""
     state = shown.state
     if state is None:

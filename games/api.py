@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters, privacy, replay, selectors, services, standings
+from games import presenters, reading, replay, selectors, services, standings
 from games.engine import GameState, MalformedMove, Move, parse_move
 from games.engine.moves import ACCEPT, CHALLENGE
 from games.errors import from_engine
@@ -122,12 +122,12 @@ def _readable(request: Request, game_id: object) -> Game:
     """The game, when the caller may see it (`games.privacy`); else `NotFound`."""
     game = selectors.game_get(game_id)
     player = current_player(request)
-    privacy.admit(
+    reading.admit(
         game,
         player=player,
         staff=player.is_staff,
         code=request.query_params.get("code"),
-        request=request,
+        meta=request.META,
     )
     return game
 
@@ -346,7 +346,7 @@ class GameJoinByCodeView(APIView):
     def post(self, request: Request) -> Response:
         def join() -> Response:
             typed = _validated(JoinByCodeIn, request.data)["code"]
-            attempt = count_invite_code_attempt(request)
+            attempt = count_invite_code_attempt(player=current_player(request), meta=request.META)
             game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
             attempt.release()
             outcome = services.game_join(

@@ -9,7 +9,7 @@ hand included); seats record who sits where. Nothing here changes a game: that i
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Final, TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -18,7 +18,22 @@ from games.fields import OpaqueJSONField
 from players.models import Player
 
 
-def seating_entry(player: Player | None, bot: str | None) -> dict[str, Any]:
+class SeatedPlayer(TypedDict):
+    """The player of a seat, as `Game.seating` names them."""
+
+    id: str
+    name: str
+
+
+class SeatingEntry(TypedDict):
+    """One seat of `Game.seating`: its player (kept when a bot took the seat over),
+    and its bot's strategy (None while a human plays it)."""
+
+    player: SeatedPlayer | None
+    bot: str | None
+
+
+def seating_entry(player: Player | None, bot: str | None) -> SeatingEntry:
     """One seat of `Game.seating`."""
     return {
         "player": None if player is None else {"id": str(player.pk), "name": player.name},
@@ -40,7 +55,9 @@ class Visibility(models.TextChoices):
 
 # The statuses in which a game still takes part in play, and in which its invite code
 # must be unique (a finished game keeps its code, which a new game may then reuse).
-OPEN_STATUSES = (GameStatus.WAITING, GameStatus.PLAYING)
+OPEN_STATUSES: Final = (GameStatus.WAITING, GameStatus.PLAYING)
+# The statuses of a game that is over: it takes no more moves, and its log is whole.
+OVER_STATUSES: Final = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
 class BotStrategy(models.TextChoices):
@@ -72,7 +89,9 @@ class Game(models.Model):
     # Who sits where, by seat: [{"player": {"id", "name"} | null, "bot": str | null}].
     # The services keep it in step with the Seat rows in the same transaction, so that
     # a move or a view needs no join to seats and players.
-    seating = models.JSONField(default=list)
+    seating: models.JSONField[list[SeatingEntry], list[SeatingEntry]] = models.JSONField(
+        default=list
+    )
     # Grows by exactly one per accepted request; clients send it with every move.
     version = models.PositiveIntegerField(default=1)
     last_seq = models.PositiveIntegerField(default=0)
@@ -133,17 +152,23 @@ class Game(models.Model):
                 return number
         return None
 
-    def seated_host(self) -> dict[str, Any] | None:
+    def seated_host(self) -> SeatedPlayer | None:
         """The host's entry in `seating` (their id and name) when they have a seat,
         whoever holds it now; None for a host who does not play."""
         host_id = str(self.host_id)
         for entry in self.seating:
-            if entry["player"] and entry["player"]["id"] == host_id:
-                return dict(entry["player"])
+            player = entry["player"]
+            if player and player["id"] == host_id:
+                return player.copy()
         return None
 
     def human_player_ids(self) -> list[str]:
         return [e["player"]["id"] for e in self.seating if e["bot"] is None and e["player"]]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game is over (finished or abandoned): it takes no more moves."""
+        return self.status in OVER_STATUSES
 
 
 class Seat(models.Model):
@@ -179,7 +204,7 @@ class Seat(models.Model):
         who = self.player.name if self.player_id and self.player else self.bot
         return f"seat {self.seat}: {who}"
 
-    def seating_entry(self) -> dict[str, Any]:
+    def seating_entry(self) -> SeatingEntry:
         return seating_entry(self.player if self.player_id is not None else None, self.bot)
 
 

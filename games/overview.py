@@ -12,7 +12,7 @@ from django.db.models import Count
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GameStatus, SeatingEntry
 from unoservice import health, metrics
 
 logger = logging.getLogger(__name__)
@@ -149,7 +149,8 @@ def figures(today: dt.date | None = None) -> dict[str, Any]:
         moves.append(game_moves)
         if started and ended:
             minutes.append((ended - started).total_seconds() / 60)
-        for number, entry in enumerate(seating):
+        entries: list[SeatingEntry] = seating  # read raw: `values_list` types nothing
+        for number, entry in enumerate(entries):
             tally = bots if entry["bot"] is not None else humans
             tally[0] += 1
             tally[1] += int(number == winner)

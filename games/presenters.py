@@ -14,7 +14,7 @@ from typing import Any
 from games import results
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry
 from players.models import Player
 from unoservice.presence import Presence
 
@@ -32,11 +32,11 @@ _ROUND_FIELDS = (
 _IDLE_SEAT = {"card_count": 0, "score": 0, "said_uno": False, "timeouts": 0}
 
 
-def player_json(player: Player | None) -> dict[str, Any] | None:
+def player_json(player: Player | None) -> SeatedPlayer | None:
     return None if player is None else {"id": str(player.pk), "name": player.name}
 
 
-def host_json(game: Game) -> dict[str, Any] | None:
+def host_json(game: Game) -> SeatedPlayer | None:
     """The host, from the seating when they sit at the table (no query)."""
     return game.seated_host() or player_json(game.host)
 
@@ -118,11 +118,12 @@ def game_view(
     return view
 
 
-def _online(entry: dict[str, Any], presence: Presence) -> bool:
+def _online(entry: SeatingEntry, presence: Presence) -> bool:
     """Bots are always there; a human when seen lately or watching a stream."""
     if entry["bot"] is not None:
         return True
-    return bool(entry["player"]) and entry["player"]["id"] in presence.online
+    player = entry["player"]
+    return player is not None and player["id"] in presence.online
 
 
 def _rematch_json(game: Game) -> str | None:
@@ -148,7 +149,7 @@ def game_summary(game: Game) -> dict[str, Any]:
 
 def log_is_complete(game: Game) -> bool:
     """Once a game is over nothing is secret any more."""
-    return game.status in (GameStatus.FINISHED, GameStatus.ABANDONED)
+    return game.is_over
 
 
 def event_json(

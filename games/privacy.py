@@ -5,22 +5,22 @@ stream of it answers 404 ``not_found``, as for an unknown id. The reads (the vie
 events, log, replay, stream ticket and stream) go through `admit`, where a spectator
 shows the code as the ``code`` query parameter; every service that acts on a game
 for a player (start, leave, resume, rematch, bots, moves) goes through `conceal`
-first, before any check that would tell the game exists (a 403). A wrong code counts
-against the player and their address (`count_invite_code_attempt`), so that codes
-cannot be guessed one read at a time either.
+first, before any check that would tell the game exists (a 403).
+
+The policy takes plain values and returns a verdict (`sight`); a wrong code counts
+against the player and their address, so that codes cannot be guessed one read at a
+time either: what the readers do with the verdict (`games.reading.admit`).
 """
 
 from __future__ import annotations
 
+import enum
 import hmac
-
-from rest_framework.request import Request
 
 from games import invites, selectors
 from games.models import Game, Visibility
 from players.models import Player
 from unoservice.errors import NotFound
-from unoservice.throttling import count_invite_code_attempt
 
 
 def is_player(game: Game, player: Player | None) -> bool:
@@ -52,19 +52,21 @@ def conceal(game: Game, player: Player) -> None:
         raise NotFound("no such game")
 
 
-def admit(
-    game: Game, *, player: Player | None, staff: bool, code: str | None, request: Request
-) -> None:
-    """Let `player` (or a staff session) see `game`, or raise `NotFound` as if it did
-    not exist (`RateLimited` after too many wrong codes, from the player or their
-    address). `code` is what the reader sent as the ``code`` query parameter (empty
-    counts as absent); `request` is what the counts of wrong codes go by (they read
-    only its `user` and `META`)."""
+class Sight(enum.Enum):
+    """What a reader may see of a game (`sight`)."""
+
+    SEEN = "seen"  # a public game, or one they play in, or staff
+    RIGHT_CODE = "right_code"  # a private game, and they sent its invite code
+    WRONG_CODE = "wrong_code"  # a private game, and they sent some other code
+    HIDDEN = "hidden"  # a private game, and they sent no code
+
+
+def sight(game: Game, *, player: Player | None, staff: bool, code: str | None) -> Sight:
+    """Whether `player` (or a staff session) sees `game`, and by what right. `code`
+    is what the reader sent as the ``code`` query parameter (empty counts as absent).
+    A code is judged only for a reader who does not see the game without one."""
     if may_see(game, player, staff=staff):
-        return
-    if code:
-        attempt = count_invite_code_attempt(request)
-        if code_matches(game, code):
-            attempt.release()
-            return
-    raise NotFound("no such game")
+        return Sight.SEEN
+    if not code:
+        return Sight.HIDDEN
+    return Sight.RIGHT_CODE if code_matches(game, code) else Sight.WRONG_CODE

@@ -29,7 +29,7 @@ from django.utils import timezone
 from games import engine
 from games.engine import GameState
 from games.engine.vocabulary import GameRatedData, RatingChangeData, RatingData, SeatRatingData
-from games.models import Game, GameStatus, Result
+from games.models import Game, GameStatus, Result, SeatingEntry
 from players import rating
 from players.models import BOT_KEY_PREFIX, Rating, bot_key
 from players.standings import MIN_GAMES_TO_RANK, MIN_OPPONENTS_TO_RANK
@@ -63,15 +63,17 @@ class Rated:
     unrated_reason: str | None = None
 
 
-def seat_key(entry: dict[str, Any]) -> str:
+def seat_key(entry: SeatingEntry) -> str:
     """Whose rating a seat of `Game.seating` counts for: its player's, kept when a bot
     finished the game for them (leaving does not dodge a loss), else its bot's."""
     if entry["player"] is not None:
         return str(entry["player"]["id"])
+    if entry["bot"] is None:
+        raise ValueError("a seat of the seating with neither a player nor a bot")
     return bot_key(entry["bot"])
 
 
-def forfeited(entry: dict[str, Any]) -> bool:
+def forfeited(entry: SeatingEntry) -> bool:
     """Whether the player of a seat of `Game.seating` forfeited it: a bot holds the
     seat they sat in, because they left or because they timed out and have not
     resumed (a seat resumed is theirs again)."""

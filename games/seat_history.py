@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from games.models import Event, Game
+from games.models import Event, Game, SeatingEntry
 
-Entry = dict[str, Any]
+Entry = SeatingEntry
 # The events that change who sits where, and the start, after which a player who
 # leaves keeps their seat (a bot plays it for them) instead of freeing it.
 SEAT_EVENTS = (
@@ -81,9 +81,11 @@ class _Table:
                 del self.seats[seat]
         elif kind == "seat_taken_by_bot":
             held = self._at(seat)
-            self._put(seat, {"player": (held or {}).get("player"), "bot": data.get("strategy")})
+            player = None if held is None else held["player"]
+            self._put(seat, {"player": player, "bot": data.get("strategy")})
         elif kind == "seat_resumed":
-            player = data.get("player") or (self._at(seat) or {}).get("player")
+            held = self._at(seat)
+            player = data.get("player") or (None if held is None else held["player"])
             self._put(seat, {"player": player, "bot": None})
 
     def _at(self, seat: int) -> Entry | None:
@@ -95,10 +97,10 @@ class _Table:
 
     def as_now(self, now: Sequence[Entry]) -> list[Entry]:
         """The seating so far; a seat the log has not filled, as it is `now`."""
-        seating = []
+        seating: list[Entry] = []
         for number in range(max(len(self.seats), len(now))):
             entry = self._at(number)
             if entry is None:
                 entry = now[number] if number < len(now) else {"player": None, "bot": None}
-            seating.append(dict(entry))
+            seating.append({"player": entry["player"], "bot": entry["bot"]})
         return seating

@@ -16,6 +16,7 @@ from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
 from games.models import (
     OPEN_STATUSES,
+    OVER_STATUSES,
     BotStrategy,
     Event,
     Game,
@@ -148,7 +149,7 @@ def lobby_games(player: Player, now: dt.datetime) -> tuple[list[uuid.UUID], list
     held = _seats_held(player)
     open_ids = list(held.filter(game__status__in=OPEN_STATUSES).values_list("game_id", flat=True))
     over = held.filter(
-        game__status__in=(GameStatus.FINISHED, GameStatus.ABANDONED),
+        game__status__in=OVER_STATUSES,
         game__started_at__isnull=False,
         game__rematch__isnull=True,
         game__finished_at__gte=now - LOBBY_RECENT_OVER,

@@ -12,6 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 from rest_framework import serializers
 
+from games.engine import moves
 from games.engine.cards import CODE_OF, DECK_SIZE, IS_WILD, NUMBER_OF
 from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS, PendingType
 from games.engine.vocabulary import VOCABULARY, Direction
@@ -35,8 +36,8 @@ BOT_STRATEGIES = BotStrategy.values
 VISIBILITIES = Visibility.values
 INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 GAME_STATUSES = GameStatus.values
-ACTIONS = ["play", "draw", "pass", "choose_color", "call_uno", "catch_uno", "challenge", "accept"]
-PLAIN_ACTIONS = ["draw", "pass", "call_uno", "challenge", "accept"]  # nothing but `action`
+ACTIONS = list(moves.ACTION_NAMES)
+PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
 MAX_WAIT_SECONDS = 30  # the longest a long poll waits

@@ -55,6 +55,7 @@ from games.errors import SeatTakenOver, from_engine
 from games.live import notify
 from games.models import (
     OPEN_STATUSES,
+    OVER_STATUSES,
     BotStrategy,
     Event,
     Game,
@@ -98,8 +99,6 @@ MAX_OPEN_GAMES = 10
 # Draws of an invite code before giving up: a draw repeats an open game's code with
 # odds of (open games) / 31**8, so a second draw is already a rarity.
 INVITE_CODE_ATTEMPTS = 5
-# Games that are over: what a rematch follows.
-OVER_STATUSES = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 # The reason a game gets when its last human leaves and nobody may resume a seat.
 LAST_PLAYER_LEFT = "the last player left"
@@ -745,7 +744,7 @@ def game_rematch(*, game_id: Any, player: Player) -> Outcome:
         # The bots the game was created with, in their order. A bot that took over a
         # player's seat (its entry still names the player) does not come back: that
         # seat is the player's to take in the rematch.
-        strategies = [entry["bot"] for entry in game.seating if entry["player"] is None]
+        strategies = [e["bot"] for e in game.seating if e["player"] is None and e["bot"]]
         bot_costs.check_expert_bots(player, bot_costs.experts_among(strategies))
         created = _game_insert(host=player, **_settings_of(game), seed=None, host_plays=True)
         rematch = created.game
@@ -915,7 +914,7 @@ def game_abandon(*, game_id: Any, reason: str, by: str | None = None) -> Outcome
     username, when given: staff read it, players never do). Locks the game row."""
     with transaction.atomic():
         game = _lock_game(game_id)
-        if game.status not in (GameStatus.WAITING, GameStatus.PLAYING):
+        if game.status not in OPEN_STATUSES:
             raise WrongPhaseError(f"the game is {game.status}")
         return _abandon(game, timezone.now(), reason, by)
 

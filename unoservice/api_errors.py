@@ -1,6 +1,8 @@
 """How errors leave the service over HTTP: every one as ``{"error": {code, message,
 details}}``. DRF's exception handler, Django's 400/403/404/500 and CSRF failure
-views, and the body they share (the live streams' refusals use it too).
+views, and the ASGI sender of what is served outside Django, each turning what was
+raised into a `ServiceError` and answering what `unoservice.errors.answer` makes
+of it.
 
 Services raise `ServiceError`s (`unoservice.errors`) and convert whatever their own
 layers below raise; nothing here knows the rules engine.
@@ -21,29 +23,48 @@ from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from unoservice.errors import InternalError, PayloadTooLarge, RateLimited, ServiceError
+from players.models import Player
+from unoservice.asgi_types import Send
+from unoservice.errors import (
+    Forbidden,
+    InternalError,
+    InvalidRequest,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotAuthenticated,
+    NotFound,
+    PayloadTooLarge,
+    RateLimited,
+    ServiceError,
+    ServiceUnavailable,
+    UnsupportedMediaType,
+    answer,
+)
 from unoservice.throttling import refused_unauthenticated
 
 logger = logging.getLogger(__name__)
 
 
-def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "details": details or {}}}
-
-
-async def send_error(send: Any, error: ServiceError, *, close: bool = False) -> None:
+async def send_error(send: Send, error: ServiceError, *, close: bool = False) -> None:
     """Answer `error` over ASGI, for what is served outside Django; with `close`, the
     connection closes after it (the request's body is left unread)."""
+    answered = answer(error)
     headers = [(b"content-type", b"application/json")]
     if close:
         headers.append((b"connection", b"close"))
-    if error.status == 401:
-        headers.append((b"www-authenticate", b'Bearer realm="api"'))
-    if "retry_after" in error.details:
-        headers.append((b"retry-after", str(error.details["retry_after"]).encode()))
-    body = json.dumps(error_body(error.code, error.message, error.details)).encode()
-    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    headers += [(name.lower().encode(), value.encode()) for name, value in answered.headers.items()]
+    body = json.dumps(answered.body).encode()
+    await send({"type": "http.response.start", "status": answered.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def json_answer(error: ServiceError, **headers: str) -> JsonResponse:
+    """Answer `error` from a plain Django view (`headers` add to or replace the
+    answer's own)."""
+    answered = answer(error)
+    return JsonResponse(
+        answered.body, status=answered.status, headers={**answered.headers, **headers}
+    )
 
 
 def _field_errors(detail: Any, path: str, into: dict[str, list[str]]) -> None:
@@ -100,99 +121,80 @@ class ServiceAuthenticationFailed(drf.AuthenticationFailed):
         self.error = error
 
 
-_DRF_CODES: dict[type[drf.APIException], tuple[int, str]] = {
-    drf.NotAuthenticated: (401, "not_authenticated"),
-    drf.AuthenticationFailed: (401, "not_authenticated"),
-    drf.PermissionDenied: (403, "forbidden"),
-    drf.NotFound: (404, "not_found"),
-    drf.MethodNotAllowed: (405, "method_not_allowed"),
-    drf.NotAcceptable: (406, "not_acceptable"),
-    drf.UnsupportedMediaType: (415, "unsupported_media_type"),
-    drf.ParseError: (400, "invalid_request"),
-    drf.Throttled: (429, "rate_limited"),
+_DRF_ERRORS: dict[type[drf.APIException], type[ServiceError]] = {
+    drf.NotAuthenticated: NotAuthenticated,
+    drf.AuthenticationFailed: NotAuthenticated,
+    drf.PermissionDenied: Forbidden,
+    drf.NotFound: NotFound,
+    drf.MethodNotAllowed: MethodNotAllowed,
+    drf.NotAcceptable: NotAcceptable,
+    drf.UnsupportedMediaType: UnsupportedMediaType,
+    drf.ParseError: InvalidRequest,
 }
 
 
-def _printable(value: Any) -> Any:
-    """Error text may echo client input: make it storable and encodable whatever it
-    holds (lone surrogates cannot be UTF-8 encoded, PostgreSQL refuses NUL)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
-    if isinstance(value, dict):
-        return {_printable(k): _printable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_printable(v) for v in value]
-    return value
+def service_error(exc: Exception) -> ServiceError:
+    """What `exc`, raised while a request was served, is as the service's error."""
+    if isinstance(exc, ServiceAuthenticationFailed):
+        return exc.error
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, drf.ValidationError):
+        message, details = _flatten_validation(exc.detail)
+        return InvalidRequest(message, details=details)
+    if isinstance(exc, drf.Throttled):
+        # Set by Throttled.__init__ (DRF's stubs leave the attribute out).
+        seconds: float | None = getattr(exc, "wait", None)
+        wait = max(int(seconds or 1), 1)
+        return RateLimited("too many requests", details={"retry_after": wait})
+    if isinstance(exc, drf.APIException):
+        known = _DRF_ERRORS.get(type(exc))
+        if known is not None:
+            return known(str(exc.detail))
+        error = InvalidRequest(str(exc.detail))
+        error.status = exc.status_code
+        return error
+    if isinstance(exc, RequestDataTooBig):
+        return PayloadTooLarge("the body is too large")
+    if isinstance(exc, Http404):
+        return NotFound("not found")
+    if isinstance(exc, DjangoPermissionDenied):
+        return Forbidden("forbidden")
+    if isinstance(exc, OperationalError | InterfaceError | DatabaseError):
+        logger.warning("database unavailable: %s", exc)
+        return ServiceUnavailable("the database is unavailable; try again shortly", retry_after=1)
+    logger.exception("unhandled error", exc_info=exc)
+    return InternalError()
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error leaves in the API shape, never as a 500
     page. (Services roll their own transaction back by raising through it.)"""
-    headers: dict[str, str] = {}
-    if isinstance(exc, ServiceAuthenticationFailed):
-        exc = exc.error
-    if isinstance(exc, ServiceError):
-        status, code, message, details = exc.status, exc.code, exc.message, exc.details
-        if status == 429 and "retry_after" in details:
-            headers["Retry-After"] = str(details["retry_after"])
-    elif isinstance(exc, drf.ValidationError):
-        status, code = 400, "invalid_request"
-        message, details = _flatten_validation(exc.detail)
-    elif isinstance(exc, drf.APIException):
-        status, code = _DRF_CODES.get(type(exc), (exc.status_code, "invalid_request"))
-        message, details = str(exc.detail), {}
-        if isinstance(exc, drf.Throttled):
-            # Set by Throttled.__init__ (DRF's stubs leave the attribute out).
-            seconds: float | None = getattr(exc, "wait", None)
-            wait = int(seconds or 1)
-            headers["Retry-After"] = str(max(wait, 1))
-            message, details = "too many requests", {"retry_after": max(wait, 1)}
-    elif isinstance(exc, RequestDataTooBig):
-        too_large = PayloadTooLarge("the body is too large")
-        status, code, message, details = too_large.status, too_large.code, too_large.message, {}
-    elif isinstance(exc, Http404):
-        status, code, message, details = 404, "not_found", "not found", {}
-    elif isinstance(exc, DjangoPermissionDenied):
-        status, code, message, details = 403, "forbidden", "forbidden", {}
-    elif isinstance(exc, OperationalError | InterfaceError | DatabaseError):
-        logger.warning("database unavailable: %s", exc)
-        status, code = 503, "service_unavailable"
-        message, details = "the database is unavailable; try again shortly", {}
-        headers["Retry-After"] = "1"
-    else:
-        logger.exception("unhandled error", exc_info=exc)
-        internal = InternalError()
-        status, code, message, details = internal.status, internal.code, internal.message, {}
-    if status == 401 and (retry := _unauthenticated_wait(context)) is not None:
+    error = service_error(exc)
+    if error.status == 401 and (retry := _unauthenticated_wait(context)) is not None:
         # A flood of bad or missing tokens from one address: limited as sign-ups are.
-        limited = RateLimited(
+        error = RateLimited(
             "too many requests without a valid token", details={"retry_after": retry}
         )
-        status, code, message, details = (
-            limited.status,
-            limited.code,
-            limited.message,
-            limited.details,
-        )
-        headers["Retry-After"] = str(retry)
-    if status == 401:
-        headers["WWW-Authenticate"] = 'Bearer realm="api"'
-    body = error_body(code, _printable(message), _printable(details))
-    return Response(body, status=status, headers=headers)
+    answered = answer(error)
+    return Response(answered.body, status=answered.status, headers=answered.headers)
 
 
 def _unauthenticated_wait(context: dict[str, Any]) -> int | None:
     request = context.get("request")
     if request is None:
         return None
-    return refused_unauthenticated(request)
+    user: object = request.user
+    return refused_unauthenticated(
+        meta=request.META, player=user if isinstance(user, Player) else None
+    )
 
 
 # Django-level handlers, for URLs outside DRF views (unknown paths, crashes).
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(error_body("not_found", "no such resource"), status=404)
+    return json_answer(NotFound("no such resource"))
 
 
 class JsonNotFoundInDevelopment:
@@ -215,16 +217,15 @@ class JsonNotFoundInDevelopment:
 
 
 def handler500(request: HttpRequest) -> JsonResponse:
-    error = InternalError()
-    return JsonResponse(error_body(error.code, error.message), status=error.status)
+    return json_answer(InternalError())
 
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(error_body("invalid_request", "bad request"), status=400)
+    return json_answer(InvalidRequest("bad request"))
 
 
 def handler403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(error_body("forbidden", "forbidden"), status=403)
+    return json_answer(Forbidden("forbidden"))
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -232,5 +233,5 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     staff in the admin, a browser, keep the page that tells them what to do."""
     if request.path_info.startswith("/admin/"):
         return django_csrf_failure(request, reason=reason)
-    details = {"reason": _printable(reason)} if reason else {}
-    return JsonResponse(error_body("forbidden", "CSRF verification failed", details), status=403)
+    details = {"reason": reason} if reason else {}
+    return json_answer(Forbidden("CSRF verification failed", details=details))

@@ -18,7 +18,6 @@ import gc
 import logging
 import os
 import re
-from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "unoservice.settings")
 
@@ -33,6 +32,7 @@ from django.http.request import split_domain_port, validate_host  # noqa: E402
 from games.live import hub, lobby, sse  # noqa: E402
 from unoservice import cors, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
+from unoservice.asgi_types import Message, Receive, Scope, Send  # noqa: E402
 from unoservice.client_address import address_in  # noqa: E402
 from unoservice.errors import (  # noqa: E402
     InternalError,
@@ -80,7 +80,7 @@ LOBBY_STREAM_ROUTE = "api/v1/players/me/stream"
 PREFLIGHT_ROUTE = "preflight"
 
 
-async def _application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _application(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
         return
@@ -119,7 +119,7 @@ def _served_here(path: str) -> bool:
     return path.startswith(("/api/v1/games/", LOBBY_STREAM_PATH))
 
 
-def _host_allowed(scope: dict[str, Any]) -> bool:
+def _host_allowed(scope: Scope) -> bool:
     """Django's ALLOWED_HOSTS check, for the routes that Django does not serve."""
     host = next((value for name, value in scope["headers"] if name == b"host"), b"")
     domain, _port = split_domain_port(host.decode("latin1"))
@@ -129,7 +129,7 @@ def _host_allowed(scope: dict[str, Any]) -> bool:
     return bool(domain) and validate_host(domain, allowed)
 
 
-def _declared_length(scope: dict[str, Any]) -> int:
+def _declared_length(scope: Scope) -> int:
     for name, value in scope["headers"]:
         if name == b"content-length":
             # The server's parser has checked it is a number (or refused the request).
@@ -137,7 +137,7 @@ def _declared_length(scope: dict[str, Any]) -> int:
     return 0
 
 
-def _refused_again(scope: dict[str, Any]) -> int | None:
+def _refused_again(scope: Scope) -> int | None:
     """The seconds left of a refusal this process already gave to a request like this
     one from the same address (`unoservice.shedding`), or None."""
     path = scope["path"]
@@ -159,7 +159,7 @@ def _refused_again(scope: dict[str, Any]) -> int | None:
     return shedding.bad_credentials.seconds_left(f"{address} {credentials.decode('latin1')}")
 
 
-async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _guarded(scope: Scope, receive: Receive, send: Send) -> None:
     """The application, behind the one body limit, with every answer marked nosniff
     (Django's SecurityMiddleware marks its own; the streams' too) and carrying the
     CORS headers for its origin (Django's middleware adds its own; the streams' and
@@ -172,7 +172,7 @@ async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
         return
     started = False
 
-    async def marked_send(message: dict[str, Any]) -> None:
+    async def marked_send(message: Message) -> None:
         nonlocal started
         if message["type"] == "http.response.start":
             started = True
@@ -217,7 +217,7 @@ async def _guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
 application = ObservedASGI(_guarded)
 
 
-async def _lifespan(receive: Any, send: Any) -> None:
+async def _lifespan(receive: Receive, send: Send) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":

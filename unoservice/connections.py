@@ -46,7 +46,6 @@ from django.conf import settings
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from unoservice import cors, metrics
-from unoservice.api_errors import error_body
 from unoservice.errors import (
     HeadersTooLarge,
     InvalidRequest,
@@ -54,6 +53,7 @@ from unoservice.errors import (
     ServiceError,
     ServiceUnavailable,
     UriTooLong,
+    answer,
 )
 
 MAX_REQUEST_LINE_BYTES = 8 * 1024
@@ -86,18 +86,21 @@ class _Refused(Exception):
     """Raised in a parser callback to stop parsing a request that was refused."""
 
 
-def _answer(error: ServiceError, *, retry_after: int | None = None) -> bytes:
+def _answer(error: ServiceError) -> bytes:
     """A whole HTTP answer carrying `error` in the API's shape; the connection closes
     after it."""
-    body = json.dumps(error_body(error.code, error.message, error.details)).encode()
+    answered = answer(error)
+    body = json.dumps(answered.body).encode()
     head = [
-        STATUS_LINE[error.status],
+        STATUS_LINE[answered.status],
         b"content-type: application/json\r\n",
         b"content-length: %d\r\n" % len(body),
         b"connection: close\r\n",
     ]
-    if retry_after is not None:
-        head.append(b"retry-after: %d\r\n" % retry_after)
+    head += [
+        b"%s: %s\r\n" % (name.lower().encode(), value.encode())
+        for name, value in answered.headers.items()
+    ]
     head += [b"%s: %s\r\n" % header for header in cors.any_origin()]
     return b"".join([*head, b"\r\n", body])
 
@@ -119,7 +122,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         if len(self.connections) > connection_cap():
-            self._refuse(ServiceUnavailable("the server is at its connection limit"), "busy")
+            self._refuse(
+                ServiceUnavailable(
+                    "the server is at its connection limit", retry_after=RETRY_AFTER_SECONDS
+                ),
+                "busy",
+            )
             return
         per_address = int(settings.MAX_CONNECTIONS_PER_ADDRESS)
         if per_address > 0 and int(settings.NUM_PROXIES) == 0 and self.client is not None:
@@ -127,7 +135,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             _per_address[self._peer] += 1
             if _per_address[self._peer] > per_address:
                 self._refuse(
-                    ServiceUnavailable("too many connections from this address"), "address"
+                    ServiceUnavailable(
+                        "too many connections from this address", retry_after=RETRY_AFTER_SECONDS
+                    ),
+                    "address",
                 )
                 return
         self._head_deadline = self.loop.call_later(settings.HTTP_HEAD_TIMEOUT, self._head_late)
@@ -150,8 +161,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         metrics.HTTP_REFUSED.labels(reason).inc()
         if self.cycle is None or self.cycle.response_complete:
-            retry_after = RETRY_AFTER_SECONDS if error.status == 503 else None
-            self.transport.write(_answer(error, retry_after=retry_after))
+            self.transport.write(_answer(error))
         self.transport.close()
 
     # -- the head --------------------------------------------------------------------

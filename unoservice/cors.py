@@ -15,12 +15,13 @@ The server's answers given before a request's head is whole
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from corsheaders.conf import conf
 from corsheaders.middleware import CorsMiddleware
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+
+from unoservice.asgi_types import Scope
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -28,7 +29,7 @@ Headers = list[tuple[bytes, bytes]]
 _cors = CorsMiddleware(lambda request: HttpResponse())
 
 
-def _request(scope: dict[str, Any]) -> HttpRequest:
+def _request(scope: Scope) -> HttpRequest:
     """The request as the middleware reads it: its method, its path and the headers
     it looks at (Origin, and a preflight's Access-Control-Request-*)."""
     request = HttpRequest()
@@ -46,7 +47,7 @@ def covers(path: str) -> bool:
     return re.match(conf.CORS_URLS_REGEX, path) is not None
 
 
-def preflight(scope: dict[str, Any]) -> tuple[int, Headers] | None:
+def preflight(scope: Scope) -> tuple[int, Headers] | None:
     """The answer (status and headers) to `scope` when it is a preflight of a path
     CORS covers, or None when it is not one."""
     if scope["method"] != "OPTIONS" or not covers(scope["path"]):
@@ -59,7 +60,7 @@ def preflight(scope: dict[str, Any]) -> tuple[int, Headers] | None:
     return response.status_code, _encoded(response)
 
 
-def with_cors(scope: dict[str, Any], headers: Headers) -> Headers:
+def with_cors(scope: Scope, headers: Headers) -> Headers:
     """`headers` of an answer to `scope`, with the CORS headers the middleware would
     have added; unchanged when it has added them already (the answer is Django's) or
     when CORS does not cover the path."""

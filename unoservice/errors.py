@@ -1,10 +1,14 @@
-"""The service's errors: one hierarchy, each class with its API code and HTTP status.
+"""The service's errors: one hierarchy, each class with its API code and HTTP status,
+and the one answer each is given (`answer`: status, body, headers).
 
 Plain exceptions, free of any web framework, so that services, tasks and commands
-raise them alike; `unoservice.api_errors` renders them over HTTP."""
+raise them alike; every layer that answers over HTTP (DRF's handler in
+`unoservice.api_errors`, the live streams, the server's own refusals, the health
+check) sends what `answer` makes of them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -14,10 +18,19 @@ class ServiceError(Exception):
     status = 400
     code = "invalid_request"
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: dict[str, Any] | None = None,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or {}
+        # The seconds a client waits before asking again (its Retry-After): given
+        # apart from the details when the body does not name them.
+        self.retry_after = retry_after
 
 
 class InvalidRequest(ServiceError):
@@ -40,6 +53,18 @@ class Forbidden(ServiceError):
 
 class NotFound(ServiceError):
     status, code = 404, "not_found"
+
+
+class MethodNotAllowed(ServiceError):
+    status, code = 405, "method_not_allowed"
+
+
+class NotAcceptable(ServiceError):
+    status, code = 406, "not_acceptable"
+
+
+class UnsupportedMediaType(ServiceError):
+    status, code = 415, "unsupported_media_type"
 
 
 class StaleVersion(ServiceError):
@@ -125,3 +150,47 @@ class LogCorrupt(ServiceError):
     something a request can cause, so the one 5xx that names its reason."""
 
     status, code = 500, "log_corrupt"
+
+
+# -- the answer ----------------------------------------------------------------------
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The one shape of every error answer (docs/api.md, Errors)."""
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    """What an error is answered with over HTTP, whatever layer sends it."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def answer(error: ServiceError) -> ErrorAnswer:
+    """The answer to `error`: its status, its body in the API's shape, and the headers
+    that go with it (a 401's challenge, the wait before asking again)."""
+    headers: dict[str, str] = {}
+    if error.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    retry_after = error.retry_after
+    if retry_after is None and "retry_after" in error.details:
+        retry_after = error.details["retry_after"]
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    body = error_body(error.code, printable(error.message), printable(error.details))
+    return ErrorAnswer(error.status, body, headers)
+
+
+def printable(value: Any) -> Any:
+    """Error text may echo client input: make it storable and encodable whatever it
+    holds (lone surrogates cannot be UTF-8 encoded, PostgreSQL refuses NUL)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable(v) for v in value]
+    return value

@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 from django.utils.decorators import method_decorator
+from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -28,8 +29,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors
 from unoservice.celery import app as celery_app
+from unoservice.errors import ServiceUnavailable, answer
 from unoservice.schema import error_object
 from unoservice.throttling import HealthRateThrottle
 
@@ -138,7 +139,8 @@ def worker_state() -> str:
 def beat_state() -> tuple[str, float | None]:
     """``ok`` when the last sweep is recent, else ``down``; and its age in seconds
     (None if there never was one)."""
-    age = selectors.last_sweep_age(timezone.now())
+    last_sweep_age = import_string(settings.HEALTH_LAST_SWEEP_AGE)
+    age: float | None = last_sweep_age(timezone.now())
     if age is None:
         return DOWN, None
     return (OK if age <= beat_stale_after() else DOWN), round(age, 1)
@@ -192,12 +194,13 @@ def checked() -> tuple[int, dict[str, Any]]:
             logger.exception("health check failed: beat")
     failing = [name for name in ("database", "broker") if body[name] != OK]
     if failing:
-        error = {
-            "code": "service_unavailable",
-            "message": f"Unavailable: {', '.join(failing)}.",
-            "details": {"database": body["database"], "broker": body["broker"]},
-        }
-        return 503, {"status": UNAVAILABLE, **body, "error": error}
+        unavailable = answer(
+            ServiceUnavailable(
+                f"Unavailable: {', '.join(failing)}.",
+                details={"database": body["database"], "broker": body["broker"]},
+            )
+        )
+        return unavailable.status, {"status": UNAVAILABLE, **body, **unavailable.body}
     late = body["worker"] != OK or body["beat"] != OK
     return 200, {"status": DEGRADED if late else OK, **body}
 

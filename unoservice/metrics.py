@@ -10,10 +10,12 @@ Every family has labels: a labelled family opens no file until it first counts,
 so a process that never counts (a management command) leaves no file behind, and a
 test run may point the folder elsewhere before anything is counted.
 
-Two families are read when scraped rather than counted: the broker's queue
-(`uno_celery_queue_length`, here) and games by status (`uno_games`, from the
-database: `games.metrics`, handed to `scrape` by the page, since the service package
-imports nothing of the apps).
+Two families are read when scraped rather than counted, and handed to `scrape` by
+the page (`unoservice.metrics_view`): the broker's queue (`uno_celery_queue_length`,
+`unoservice.queue_metrics`) and games by status (`uno_games`, from the database:
+`games.metrics`, named by the ``METRICS_SCRAPED_COLLECTORS`` setting, since the
+service package imports nothing of the apps). Nothing here imports the Celery
+application, which loads this module (through `unoservice.observability`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import glob
 import logging
 import os
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import (
@@ -35,7 +36,6 @@ from prometheus_client import (
     generate_latest,
     values,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
@@ -174,48 +174,15 @@ SWEPT = Counter(
 )
 
 
-class QueueCollector(Collector):
-    """`uno_celery_queue_length{queue}`: tasks waiting in the broker for a worker,
-    asked of the broker when scraped (nothing is reported when it does not answer)."""
-
-    def collect(self) -> Iterator[Metric]:
-        family = GaugeMetricFamily(
-            "uno_celery_queue_length",
-            "Tasks waiting in the broker for a worker (not those a worker holds for"
-            " later: countdowns and ETAs).",
-            labels=["queue"],
-        )
-        from django.conf import settings
-
-        queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)  # the one queue every task goes to
-        try:
-            family.add_metric([queue], queue_length(queue))
-        except Exception:
-            log.warning("metrics: the broker did not answer", exc_info=True)
-            return
-        yield family
-
-
-def queue_length(queue: str) -> int:
-    from unoservice.celery import app
-
-    with app.connection_for_read() as connection:
-        connection.ensure_connection(max_retries=1, timeout=2)
-        channel: Any = connection.default_channel  # kombu's virtual channel
-        declared = channel.queue_declare(queue=queue, passive=True)
-        return int(declared.message_count)
-
-
 def directory() -> str:
     return os.environ["PROMETHEUS_MULTIPROC_DIR"]
 
 
 def scrape(*read_now: Collector) -> bytes:
-    """Every process's counts, added up, with the broker's queue and the families of
-    `read_now` (the apps' own, such as games by status) read now."""
+    """Every process's counts, added up, with the families of `read_now` (the
+    broker's queue, the apps' own such as games by status) read now."""
     registry = CollectorRegistry(auto_describe=False)
     MultiProcessCollector(registry, path=directory())  # type: ignore[no-untyped-call]
-    registry.register(QueueCollector())
     for collector in read_now:
         registry.register(collector)
     return generate_latest(registry)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import hmac
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
-from games.metrics import GamesCollector
 from unoservice import metrics
-from unoservice.api_errors import error_body
+from unoservice.api_errors import json_answer
+from unoservice.errors import MethodNotAllowed, NotAuthenticated, NotFound
+from unoservice.queue_metrics import QueueCollector
 
 
 @csrf_exempt
@@ -23,21 +25,20 @@ from unoservice.api_errors import error_body
 def metrics_page(request: HttpRequest) -> HttpResponse:
     token = str(settings.METRICS_TOKEN)
     if not token:
-        return JsonResponse(error_body("not_found", "no such resource"), status=404)
+        return json_answer(NotFound("no such resource"))
     if request.method not in ("GET", "HEAD"):
-        answer = JsonResponse(
-            error_body("method_not_allowed", f"method {request.method} is not allowed"),
-            status=405,
+        return json_answer(
+            MethodNotAllowed(f"method {request.method} is not allowed"), Allow="GET, HEAD"
         )
-        answer["Allow"] = "GET, HEAD"
-        return answer
     scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(
         credentials.strip().encode(), token.encode()
     ):
-        answer = JsonResponse(
-            error_body("not_authenticated", "the metrics need their bearer token"), status=401
+        return json_answer(
+            NotAuthenticated("the metrics need their bearer token"),
+            **{"WWW-Authenticate": 'Bearer realm="metrics"'},
         )
-        answer["WWW-Authenticate"] = 'Bearer realm="metrics"'
-        return answer
-    return HttpResponse(metrics.scrape(GamesCollector()), content_type=metrics.CONTENT_TYPE)
+    # The apps' own families (METRICS_SCRAPED_COLLECTORS), and the broker's queue.
+    collectors = [import_string(path)() for path in settings.METRICS_SCRAPED_COLLECTORS]
+    scraped = metrics.scrape(QueueCollector(), *collectors)
+    return HttpResponse(scraped, content_type=metrics.CONTENT_TYPE)

@@ -33,6 +33,7 @@ from django.conf import settings
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
 
 from unoservice import metrics
+from unoservice.asgi_types import Message, Receive, Scope, Send
 
 if TYPE_CHECKING:  # the Celery app loads this module: it keeps out of the web layer
     from django.http import HttpRequest, HttpResponse
@@ -136,13 +137,13 @@ def _player_id(user: Any) -> str | None:
     return str(user.pk) if isinstance(user, Player) else None
 
 
-def exchange_of(scope: dict[str, Any]) -> Exchange | None:
+def exchange_of(scope: Scope) -> Exchange | None:
     exchange = scope.get(EXCHANGE_KEY)
     return exchange if isinstance(exchange, Exchange) else None
 
 
 def name_exchange(
-    scope: dict[str, Any],
+    scope: Scope,
     *,
     route: str | None = None,
     player_id: str | None = None,
@@ -163,7 +164,7 @@ class ObservedASGI:
     def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -171,7 +172,7 @@ class ObservedASGI:
         scope[EXCHANGE_KEY] = exchange
         header = (b"x-request-id", exchange.request_id.encode())
 
-        async def observed_send(message: dict[str, Any]) -> None:
+        async def observed_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 exchange.answer(message["status"])
                 headers = list(message.get("headers", ()))
@@ -188,7 +189,7 @@ class ObservedASGI:
             exchange.finish()
 
 
-def _header(scope: dict[str, Any], name: bytes) -> str | None:
+def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return str(value.decode("latin-1"))

@@ -38,9 +38,11 @@ class StreamClosingServer(uvicorn.Server):
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         super().handle_exit(sig, frame)
-        from games.live import hub
+        from django.conf import settings
+        from django.utils.module_loading import import_string
 
-        hub.close_streams()
+        for stopping in settings.SERVER_STOPPING:  # the apps' own (the streams)
+            import_string(stopping)()
 
 
 class Worker(UvicornWorker):  # type: ignore[misc]  # (UvicornWorker is Any: untyped)

@@ -382,6 +382,15 @@ CLIENT_SEEDS = env_bool("CLIENT_SEEDS", default=DEBUG)
 # GET /metrics answers Prometheus with `Authorization: Bearer <METRICS_TOKEN>`; while
 # METRICS_TOKEN is unset the page does not exist (404).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+
+# What the platform package asks of the apps, named here where the apps are wired
+# together, so that `unoservice` imports none of them: the families /metrics reads
+# from the apps when scraped (collector classes); what /healthz judges beat by (the
+# seconds since the last sweep of overdue turns at a given time, None for never);
+# and what a server process runs when told to stop, before its grace ends.
+METRICS_SCRAPED_COLLECTORS = ["games.metrics.GamesCollector"]
+HEALTH_LAST_SWEEP_AGE = "games.selectors.last_sweep_age"
+SERVER_STOPPING = ["games.live.hub.close_streams"]
 # Where every process writes its counts (prometheus-client's multiprocess mode): one
 # folder shared by the server, the worker and beat (in containers, a shared volume).
 METRICS_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))).resolve()

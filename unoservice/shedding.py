@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from typing import Any
+
+from unoservice.asgi_types import Scope
 
 # Addresses and headers remembered by one process, at most.
 MOST_REMEMBERED = 10_000
@@ -66,7 +67,7 @@ addresses = Remembered()
 bad_credentials = Remembered()
 
 
-def header(scope: dict[str, Any], name: bytes) -> bytes | None:
+def header(scope: Scope, name: bytes) -> bytes | None:
     for key, value in scope["headers"]:
         if key == name:
             return bytes(value)

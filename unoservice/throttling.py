@@ -13,6 +13,7 @@ import contextlib
 import ipaddress
 import secrets
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.cache import cache
@@ -51,11 +52,14 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return address_in(request.META)
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if self.rate is None:
+        if self.rate is None or _woken(request.META):
             return True
-        if request.META.get("HTTP_X_UNO_WAKEUP") == WAKEUP_TOKEN:
-            return True
-        self.key = self.get_cache_key(request, view)
+        return self.allow_key(self.get_cache_key(request, view))
+
+    def allow_key(self, key: str | None) -> bool:
+        """Count one request against the counter `key` (None: not counted here);
+        whether it is within the rate."""
+        self.key = key
         if self.key is None:
             return True
         allowed = self._count_up(self._window_key(self.key)) <= self.num_requests
@@ -83,6 +87,10 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return max(float(self.window_ends - self.now), 1.0)
 
 
+def _woken(meta: Mapping[str, Any]) -> bool:
+    return meta.get("HTTP_X_UNO_WAKEUP") == WAKEUP_TOKEN
+
+
 class PlayerRateThrottle(FixedWindowThrottle):
     scope = "player"
 
@@ -105,17 +113,33 @@ class AnonymousRateThrottle(FixedWindowThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-def refused_unauthenticated(request: Request) -> int | None:
+def refused_player(player: Player, meta: Mapping[str, Any]) -> int | None:
+    """Count a request of `player` (whose WSGI variables are `meta`) against their
+    rate, as DRF counts the API's: None while under it, else the seconds to wait.
+    For what is served outside DRF, the streams."""
+    throttle = PlayerRateThrottle()
+    if throttle.rate is None or _woken(meta):
+        return None
+    if throttle.allow_key(PlayerRateThrottle.key_for(str(player.pk))):
+        return None
+    return max(int(throttle.wait() or 1), 1)
+
+
+def refused_unauthenticated(*, meta: Mapping[str, Any], player: Player | None = None) -> int | None:
     """Count a request refused for want of a valid token (a 401) against its
     address's anonymous rate: None while under it, else the seconds to wait. DRF
-    checks permissions, and so refuses such requests, before it throttles."""
+    checks permissions, and so refuses such requests, before it throttles. `meta`
+    is the request's WSGI variables; `player`, who it was authenticated as, if
+    anyone (their requests are counted by their own rate, not here)."""
     throttle = AnonymousRateThrottle()
-    if throttle.allow_request(request, None):
+    if throttle.rate is None or _woken(meta) or player is not None:
         return None
-    credentials = request.META.get("HTTP_AUTHORIZATION")
+    address = address_in(meta)
+    if throttle.allow_key(AnonymousRateThrottle.key_for(address)):
+        return None
+    credentials = meta.get("HTTP_AUTHORIZATION")
     if credentials and len(credentials) <= MOST_REMEMBERED_CREDENTIALS:
-        key = f"{throttle.get_ident(request)} {credentials}"
-        shedding.bad_credentials.refuse(key, throttle.window_ends)
+        shedding.bad_credentials.refuse(f"{address} {credentials}", throttle.window_ends)
     return max(int(throttle.wait() or 1), 1)
 
 
@@ -147,8 +171,7 @@ class FailedInviteCodeAddressThrottle(FixedWindowThrottle):
     THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        ident = address_group(address_in(request.META))
-        return self.cache_format % {"scope": self.scope, "ident": ident}
+        return self.key_for(address_group(address_in(request.META)))
 
 
 def address_group(address: str) -> str:
@@ -178,7 +201,9 @@ class InviteCodeAttempt:
         self.counters = []
 
 
-def count_invite_code_attempt(request: Request) -> InviteCodeAttempt:
+def count_invite_code_attempt(
+    *, player: Player | None, meta: Mapping[str, Any]
+) -> InviteCodeAttempt:
     """Count an attempt with an invite code as a wrong one, per player and then per
     address, before the code is judged; `RateLimited` when either count goes over its
     rate. The count is the cache's atomic increment, and the decision is made on the
@@ -188,12 +213,18 @@ def count_invite_code_attempt(request: Request) -> InviteCodeAttempt:
     only attempts that were judged wrong stay counted; once a window holds the
     rate's number, every attempt with a code is refused, the right code included,
     until the window ends: otherwise a guesser would go on guessing and simply learn
-    which guess was right. `request` is read for its `user` and `META` only."""
+    which guess was right. `player` is who sent it, if anyone, and `meta` the
+    request's WSGI variables (its address)."""
     counted: list[str] = []
-    for throttle in (FailedInviteCodeThrottle(), FailedInviteCodeAddressThrottle()):
-        ident = None if throttle.rate is None else throttle.get_cache_key(request, None)
-        if ident is None:
+    idents = {
+        FailedInviteCodeThrottle: None if player is None else str(player.pk),
+        FailedInviteCodeAddressThrottle: address_group(address_in(meta)),
+    }
+    for throttle_class, raw in idents.items():
+        throttle = throttle_class()
+        if throttle.rate is None or raw is None:
             continue
+        ident = throttle_class.key_for(raw)
         key = throttle._window_key(ident)
         if throttle._count_up(key) > throttle.num_requests:
             for taken_back in [*counted, key]:

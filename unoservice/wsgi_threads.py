@@ -22,8 +22,10 @@ from django.conf import settings
 
 from unoservice import metrics
 from unoservice.api_errors import send_error
+from unoservice.asgi_types import Receive, Scope, Send
 from unoservice.errors import PayloadTooLarge, RequestTimeout, ServiceUnavailable
 from unoservice.observability import EXCHANGE_KEY
+from unoservice.thread_connections import close_thread_connections
 
 
 class ThreadedWSGI:
@@ -35,15 +37,13 @@ class ThreadedWSGI:
 
     async def stop(self) -> None:
         """Close the threads' database connections (the server is stopping)."""
-        from games.live.hub import close_thread_connections
-
         executor, self.executor = (
             self.executor,
             ThreadPoolExecutor(self.threads, thread_name_prefix=self.name),
         )
         await close_thread_connections(executor, self.threads)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             async with asyncio.timeout(float(settings.HTTP_BODY_TIMEOUT)):
                 body = await _read_body(receive, int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
@@ -88,7 +88,7 @@ class ThreadedWSGI:
         return started["status"], started["headers"], b"".join(chunks)
 
 
-def _environ(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
+def _environ(scope: Scope, body: bytes) -> dict[str, Any]:
     """a2wsgi's environ for a request whose body is already read. (a2wsgi types the
     scope and environ as TypedDicts and the input as its own streaming `Body`; any
     file-like object serves Django, which takes the environ as a plain dict.)"""
@@ -125,7 +125,7 @@ class BodyBudget:
 bodies = BodyBudget()
 
 
-async def _read_body(receive: Any, limit: int) -> bytes | None:
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
     """The request's body, or None when the client went before it was whole. A body
     over `limit` bytes (a chunked one: `Content-Length` was checked before) is cut
     off there: `PayloadTooLarge`; one that would take this process over its

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final, Literal, cast
+from typing import Final, Literal, cast, get_args
 
 from .cards import COLOR_BY_NAME, COLOR_NAMES, DECK_SIZE, IS_WILD, NUMBER_OF
 from .errors import MalformedMove
@@ -20,24 +20,17 @@ Action = Literal[
     "challenge",
     "accept",
 ]
-ACTIONS: Final[frozenset[str]] = frozenset(
-    (
-        "play",
-        "draw",
-        "pass",
-        "choose_color",
-        "call_uno",
-        "catch_uno",
-        "challenge",
-        "accept",
-    )
-)
+# The action names in the order `Action` lists them (the API's schema shows them so).
+ACTION_NAMES: Final[tuple[Action, ...]] = get_args(Action)
+ACTIONS: Final[frozenset[str]] = frozenset(ACTION_NAMES)
 # Which body fields each action takes; anything else is a client bug worth reporting.
 _FIELDS: Final[dict[str, frozenset[str]]] = {
     "play": frozenset(("card", "color", "uno", "target")),
     "choose_color": frozenset(("color",)),
     "catch_uno": frozenset(("target",)),
 }
+# The actions whose body holds nothing but `action`.
+PLAIN_ACTIONS: Final[tuple[Action, ...]] = tuple(a for a in ACTION_NAMES if a not in _FIELDS)
 _NO_FIELDS: Final[frozenset[str]] = frozenset()
 MAX_SEATS: Final = 10
 

@@ -14,32 +14,31 @@ staff session: a bearer token, or a ticket issued for the lobby (no game).
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import import_module
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
-from rest_framework.request import Request
 
-from games import privacy, selectors, services
+from games import reading, selectors, services
 from games.models import Game
 from players.auth import MAX_TOKEN_LENGTH, bearer_player
 from players.models import Player
 from unoservice import presence
-from unoservice.api_errors import error_body
 from unoservice.errors import (
+    ErrorAnswer,
     InvalidRequest,
     NotAuthenticated,
     PlayerDisabled,
     RateLimited,
     ServiceError,
+    answer,
 )
 from unoservice.fields import is_query_integer
-from unoservice.throttling import PlayerRateThrottle, refused_unauthenticated
+from unoservice.throttling import refused_player, refused_unauthenticated
 
 
 @dataclass
@@ -55,22 +54,12 @@ class Watcher:
         return game.seat_of(self.player)
 
 
-@dataclass
-class Refusal:
-    """An answer given instead of the stream."""
-
-    status: int
-    body: dict[str, Any]
-    headers: dict[str, str] = field(default_factory=dict)
+# An answer given instead of the stream.
+Refusal = ErrorAnswer
 
 
-def refusal(error: ServiceError, headers: dict[str, str] | None = None) -> Refusal:
-    extra = dict(headers or {})
-    if error.status == 401:
-        extra["WWW-Authenticate"] = 'Bearer realm="api"'
-    if error.status == 429 and "retry_after" in error.details:
-        extra.setdefault("Retry-After", str(error.details["retry_after"]))
-    return Refusal(error.status, error_body(error.code, error.message, error.details), extra)
+def refusal(error: ServiceError) -> Refusal:
+    return answer(error)
 
 
 def open_stream(
@@ -123,9 +112,7 @@ def _unless_flooding(
     if error.status != 401:
         return error
     with_credentials = {**meta, "HTTP_AUTHORIZATION": headers.get("authorization", "")}
-    # The throttle reads only `user` and `META` of a request.
-    request = cast(Request, SimpleNamespace(user=None, META=with_credentials))
-    wait = refused_unauthenticated(request)
+    wait = refused_unauthenticated(meta=with_credentials)
     if wait is None:
         return error
     return RateLimited("too many requests without a valid token", details={"retry_after": wait})
@@ -134,11 +121,8 @@ def _unless_flooding(
 def _admit(player: Player, meta: dict[str, Any]) -> None:
     """Mark the player online and count the opening against their rate limit."""
     presence.seen(player.pk)  # online from the stream's opening on
-    throttle = PlayerRateThrottle()
-    # The throttle reads only `user` and `META` of a request.
-    request = cast(Request, SimpleNamespace(user=player, META=meta))
-    if not throttle.allow_request(request, None):
-        wait = max(int(throttle.wait() or 1), 1)
+    wait = refused_player(player, meta)
+    if wait is not None:
         raise RateLimited("too many requests", details={"retry_after": wait})
 
 
@@ -157,15 +141,13 @@ def hidden(game: Game, watcher: Watcher, *, meta: dict[str, Any]) -> Refusal | N
     the private `game`; None when they may. Reads the database: call it on a reader
     thread, and only for private games."""
     player = watcher.player
-    # The throttle reads only `user` and `META` of a request.
-    request = cast(Request, SimpleNamespace(user=player, META=meta))
     try:
-        privacy.admit(
+        reading.admit(
             game,
             player=player,
             staff=watcher.staff or (player is not None and player.is_staff),
             code=watcher.code,
-            request=request,
+            meta=meta,
         )
     except ServiceError as error:
         return refusal(error)

@@ -44,7 +44,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import threading
 import time
 import uuid
 from collections import Counter
@@ -53,7 +52,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from django.db import InterfaceError, OperationalError, connection, connections
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from games import selectors
@@ -67,6 +66,7 @@ from games.live.notify import (
 from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
 from unoservice import metrics, presence, stream_caps
+from unoservice.thread_connections import close_thread_connections
 
 log = logging.getLogger(__name__)
 
@@ -368,9 +368,6 @@ class Hub:
                 self.presence_writer, stream_caps.renew, places
             )
 
-    def heard_from_listener(self, game_id: uuid.UUID, seq: int) -> None:
-        self.heard(game_id, seq)
-
     def heard(self, game_id: uuid.UUID, seq: int) -> None:
         """A change of `game_id` reached `seq`: wake its watchers (after loading it,
         for streams)."""
@@ -440,7 +437,7 @@ class Hub:
                         self.notifications += 1
                         parsed = parse_payload(note.payload)
                         if parsed is not None:
-                            self.heard_from_listener(*parsed)
+                            self.heard(*parsed)
                             continue
                         seated = parse_player_payload(note.payload)
                         if seated is not None:
@@ -567,20 +564,3 @@ async def stop_hub() -> None:
     running, _HUB = _HUB, None
     if running is not None:
         await running.stop()
-
-
-async def close_thread_connections(executor: ThreadPoolExecutor, threads: int) -> None:
-    """Close the database connection that each thread of `executor` keeps, and stop
-    it. A barrier makes every thread take one of the closing calls."""
-    barrier = threading.Barrier(threads)
-
-    def close_own_connection() -> None:
-        with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait(timeout=5)
-        connections.close_all()
-
-    closing = [executor.submit(close_own_connection) for _ in range(threads)]
-    await asyncio.get_running_loop().run_in_executor(
-        None, lambda: [future.result() for future in closing]
-    )
-    executor.shutdown(wait=False, cancel_futures=True)

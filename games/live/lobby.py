@@ -38,9 +38,6 @@ from games.live.sessions import Session
 from games.live.sse import (
     RETRY_MILLISECONDS,
     STREAM_HEADERS,
-    Receive,
-    Scope,
-    Send,
     _headers,
     _json,
     _meta,
@@ -53,6 +50,7 @@ from games.live.sse import (
 from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice import metrics
+from unoservice.asgi_types import Receive, Scope, Send
 from unoservice.errors import NotFound
 from unoservice.observability import name_exchange
 
@@ -320,7 +318,7 @@ class Lobby:
         game = snapshot.game
         if not _sits_in(game, self.player):
             self._drop(game.pk)
-        elif game.status in OVER:
+        elif game.is_over:
             ended_at = game.finished_at or timezone.now()
             if game.started_at is None or game.rematch_id is not None or _long_over(ended_at):
                 self._drop(game.pk)
@@ -351,9 +349,6 @@ class Lobby:
             followed.holding.__exit__(None, None, None)
         self.followed.clear()
         self.over.clear()
-
-
-OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
 def _sits_in(game: Game, player: Player) -> bool:

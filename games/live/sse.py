@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -22,27 +22,21 @@ from games.live import access
 from games.live import hub as hub_module
 from games.live.hub import Attendance, Channel, Hub, Snapshot, hub, timed_delivery
 from games.live.sessions import Session
-from games.models import Event, Game, GameStatus, Visibility
+from games.models import Event, Game, Visibility
 from games.serializers import MAX_WAIT_SECONDS
 from players.auth import bearer_player
 from players.models import Player
 from unoservice import metrics, stream_caps
+from unoservice.asgi_types import ASGIApp, Message, Receive, Scope, Send
 from unoservice.client_address import address_in
 from unoservice.errors import NotFound, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
 
-Scope = dict[str, Any]
-Message = dict[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
 # A client further behind than this gets a fresh view instead of the events.
 MAX_REPLAYED_EVENTS = 500
 RETRY_MILLISECONDS = 2000
-OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
 STREAM_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
@@ -269,7 +263,7 @@ async def _serve(
 
 
 def _over(snapshot: Snapshot) -> bool:
-    return snapshot.game.status in OVER
+    return snapshot.game.is_over
 
 
 async def _write(send: Send, data: bytes) -> None:

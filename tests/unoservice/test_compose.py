@@ -24,11 +24,11 @@ APP_SERVICES = ("api", "worker", "beat")
 MONITORING_SERVICES = ("prometheus", "grafana")
 
 # The families /metrics reads when scraped rather than counts, and the module that
-# reads each (games.metrics.GamesCollector, unoservice.metrics.QueueCollector); a
+# reads each (games.metrics.GamesCollector, unoservice.queue_metrics.QueueCollector); a
 # sample's name is the family's.
 SCRAPE_TIME_FAMILIES = {
     "uno_games": "games/metrics.py",
-    "uno_celery_queue_length": "unoservice/metrics.py",
+    "uno_celery_queue_length": "unoservice/queue_metrics.py",
 }
 # The sample names prometheus-client exposes for a family of each type.
 SAMPLE_SUFFIXES = {

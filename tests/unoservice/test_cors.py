@@ -145,7 +145,7 @@ def test_nothing_outside_the_api_is_opened_to_other_origins(path):
 def test_the_servers_early_answers_let_every_page_read_them_when_some_origin_is_let_in(
     settings: Any,
 ):
-    answer = connections._answer(ServiceUnavailable("busy"), retry_after=1)
+    answer = connections._answer(ServiceUnavailable("busy", retry_after=1))
     assert b"access-control-allow-origin: *\r\n" in answer
     assert b"access-control-expose-headers: Retry-After, X-Request-ID" in answer
     settings.CORS_ALLOWED_ORIGINS = []

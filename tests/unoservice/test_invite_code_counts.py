@@ -5,7 +5,6 @@ right codes taken back."""
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -34,16 +33,16 @@ def small_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def request_of(player: Any, address: str = "192.0.2.7", **meta: str) -> Any:
+def request_of(player: Any, address: str = "192.0.2.7", **meta: str) -> dict[str, Any]:
     """What the counts read of a request: its player and its WSGI variables."""
-    return SimpleNamespace(user=player, META={"REMOTE_ADDR": address, **meta})
+    return {"player": player, "meta": {"REMOTE_ADDR": address, **meta}}
 
 
-def attempts(request: Any, times: int) -> list[InviteCodeAttempt | RateLimited]:
+def attempts(request: dict[str, Any], times: int) -> list[InviteCodeAttempt | RateLimited]:
     found: list[InviteCodeAttempt | RateLimited] = []
     for _ in range(times):
         try:
-            found.append(count_invite_code_attempt(request))
+            found.append(count_invite_code_attempt(**request))
         except RateLimited as refused:
             found.append(refused)
     return found
@@ -69,7 +68,7 @@ def test_a_player_is_refused_after_their_rate_of_wrong_codes_with_the_wait():
 def test_right_codes_are_taken_back_and_do_not_count():
     request = request_of(PlayerFactory())
     for _ in range(PER_PLAYER * 3):
-        count_invite_code_attempt(request).release()
+        count_invite_code_attempt(**request).release()
     assert refusals(attempts(request, PER_PLAYER)) == 0
 
 

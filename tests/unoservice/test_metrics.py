@@ -29,7 +29,7 @@ from tests.factories import (
     seed_where,
     start_game,
 )
-from unoservice import metrics
+from unoservice import queue_metrics
 from unoservice.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
@@ -325,7 +325,7 @@ def test_a_broker_that_does_not_answer_leaves_the_queue_out_not_the_page(token, 
     def unreachable(queue: str) -> int:
         raise ConnectionError("no broker")
 
-    monkeypatch.setattr(metrics, "queue_length", unreachable)
+    monkeypatch.setattr(queue_metrics, "queue_length", unreachable)
     samples = scrape()
     assert not [name for name, _ in samples if name == "uno_celery_queue_length"]
     assert [name for name, _ in samples if name == "uno_games"]
