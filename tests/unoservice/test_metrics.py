@@ -213,7 +213,8 @@ def test_a_timeout_counts_how_late_it_came_by_the_path_that_applied_it(token, ho
     lateness = value(after, f"{name}_sum", path="timer") - value(
         before, f"{name}_sum", path="timer"
     )
-    assert 4 <= lateness < 5
+    # The two sums are running totals of floats: their difference may fall a hair short.
+    assert 4 - 1e-9 <= lateness < 5
     grew = value(after, "uno_moves_applied_total", action="timeout", actor="timer") - value(
         before, "uno_moves_applied_total", action="timeout", actor="timer"
     )
