@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from typing import Any
+import uuid
 
 from django.db import transaction
 from django.db.models import Q
@@ -18,7 +18,7 @@ from players.models import Player, hash_token
 STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
 
 
-def stream_ticket_issue(*, game_id: Any | None, player: Player) -> tuple[str, dt.datetime]:
+def stream_ticket_issue(*, game_id: uuid.UUID | None, player: Player) -> tuple[str, dt.datetime]:
     """A ticket that opens `player`'s stream of the game (or, with no game, their
     lobby stream) once, within 60 seconds (returned with its expiry; only its hash
     is kept). Locks nothing: it inserts."""
@@ -39,7 +39,7 @@ def stream_tickets_purge() -> int:
     return deleted
 
 
-def stream_ticket_redeem(*, ticket: str, game_id: Any | None) -> Player | None:
+def stream_ticket_redeem(*, ticket: str, game_id: uuid.UUID | None) -> Player | None:
     """The player of an unused, unexpired ticket for this game (None: a lobby
     stream's ticket), marking it used; None for any other ticket. One UPDATE: two
     uses at once cannot both succeed."""

@@ -4,9 +4,9 @@ small reads of a locked game's seats."""
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -36,14 +36,14 @@ class Outcome:
     state: GameState | None = None  # the engine state as saved, when the service had it
 
 
-def _lock_game(game_id: Any, *, skip_locked: bool = False) -> Game:
+def _lock_game(game_id: uuid.UUID, *, skip_locked: bool = False) -> Game:
     try:
         return selectors.game_by_id(game_id, lock=True, skip_locked=skip_locked)
     except (ValueError, TypeError, ValidationError):
         raise NotFound("no such game") from None
 
 
-def _lock_game_for(game_id: Any, player: Player) -> Game:
+def _lock_game_for(game_id: uuid.UUID, player: Player) -> Game:
     """Lock the game `player` acts on. A private game they may not see does not exist
     for them (`privacy.conceal`): checked before anything that would tell it does."""
     game = _lock_game(game_id)
@@ -83,7 +83,7 @@ def _bot_at(game: Game, seat: int | None) -> str | None:
 
 
 def _lock_when_due(
-    game_id: Any,
+    game_id: uuid.UUID,
     version: int,
     moment: Callable[[Game], dt.datetime | None],
     skip_locked: bool,

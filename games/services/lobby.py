@@ -4,6 +4,7 @@ rematches, and games among bots only."""
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +33,7 @@ from games.models import (
     seating_entry,
 )
 from games.services.common import Outcome, _lock_game, _lock_game_for, _player, _round_of
-from games.services.saving import _append, _arm_match_bots, _save, _store
+from games.services.saving import append_events, commit_change
 from games.services.seating import (
     _announce_seat,
     _check_open_games,
@@ -133,7 +134,7 @@ def _game_insert(
     if host_plays:
         Seat.objects.create(game=game, seat=0, player=host)
         joined = engine.Event("player_joined", 0, PlayerJoinedData(player=_player(host)), None)
-        events = _append(game, [joined], now)
+        events = append_events(game, [joined], now)
         game.save(update_fields=["last_seq"])
         _announce_seat(host, game)
     return Outcome(game, events)
@@ -189,7 +190,7 @@ def bot_match_start(
         return game_start(game_id=game.pk, player=host)
 
 
-def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome:
+def game_join(*, game_id: uuid.UUID, player: Player, invited: bool = False) -> Outcome:
     """Seat `player` at the next free seat. Locks the game row.
 
     Joining a game one already sits in changes nothing. A private game is joined
@@ -215,7 +216,7 @@ def game_join(*, game_id: Any, player: Player, invited: bool = False) -> Outcome
     return Outcome(game, events)
 
 
-def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
+def game_add_bot(*, game_id: uuid.UUID, player: Player, strategy: str) -> Outcome:
     """Seat a bot (host only, while waiting), an expert only within the host's cap
     (`bot_costs`). Locks the game row, then the host's row for an expert."""
     if strategy not in BotStrategy.values:
@@ -234,7 +235,7 @@ def game_add_bot(*, game_id: Any, player: Player, strategy: str) -> Outcome:
     return Outcome(game, events)
 
 
-def game_start(*, game_id: Any, player: Player) -> Outcome:
+def game_start(*, game_id: uuid.UUID, player: Player) -> Outcome:
     """Deal round 1 (host only, at least 2 seats). Locks the game row."""
     with transaction.atomic():
         game = _lock_game_for(game_id, player)
@@ -247,7 +248,7 @@ def game_start(*, game_id: Any, player: Player) -> Outcome:
         return _deal(game, [], timezone.now())
 
 
-def game_leave(*, game_id: Any, player: Player) -> Outcome:
+def game_leave(*, game_id: uuid.UUID, player: Player) -> Outcome:
     """Leave a game. Waiting: the seat is freed (later seats move up, the host role
     passes on). Playing: a bot takes the seat for good; a player whose seat a bot
     already holds after their timeouts gives up the right to resume it. With no
@@ -257,7 +258,7 @@ def game_leave(*, game_id: Any, player: Player) -> Outcome:
         return _leave(game_id, player, OPEN_STATUSES)
 
 
-def _leave(game_id: Any, player: Player, statuses: Sequence[str]) -> Outcome:
+def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outcome:
     """`game_leave` of a game whose status is one of `statuses` (else
     `WrongPhaseError`), in the caller's transaction; locks the game row."""
     game, seats, seat = _lock_for_seat_holder(game_id, player, statuses)
@@ -286,12 +287,11 @@ def _leave(game_id: Any, player: Player, statuses: Sequence[str]) -> Outcome:
     items += _without_humans(game, seats, now)
     if game.state is None:
         game.turn_deadline = game.bot_due_at = None
-        events = _append(game, items, now)
-        _save(game, ["status", "host_id", "finished_at", "seating", "turn_deadline"])
-        _arm_match_bots(game)
+        fields = ["status", "host_id", "finished_at", "seating", "turn_deadline"]
+        events = commit_change(game, None, items, now, fields=fields)
     else:
         state = GameState.from_snapshot(game.state)
-        events = _store(
+        events = commit_change(
             game,
             state,
             items,
@@ -302,7 +302,7 @@ def _leave(game_id: Any, player: Player, statuses: Sequence[str]) -> Outcome:
     return Outcome(game, events)
 
 
-def game_rematch(*, game_id: Any, player: Player) -> Outcome:
+def game_rematch(*, game_id: uuid.UUID, player: Player) -> Outcome:
     """The next game with the same settings as a game that is over, for one of its
     players: the first to ask creates it, hosts it and gets back the bots the game
     was created with; whoever asks later joins it (`game_join`). Answers with the
@@ -337,8 +337,7 @@ def game_rematch(*, game_id: Any, player: Player) -> Outcome:
         game.rematch = rematch
         offered = RematchOfferedData(game=str(rematch.pk), by=_player(player))
         item = engine.Event("rematch_offered", seat.seat, offered, _round_of(game))
-        _append(game, [item], timezone.now())
-        _save(game, ["rematch"])
+        commit_change(game, None, [item], timezone.now(), fields=["rematch"])
     return Outcome(rematch, created.events)
 
 

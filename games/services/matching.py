@@ -21,7 +21,7 @@ from games.errors import from_engine
 from games.models import Event, Game, GameStatus, Seat
 from games.services.common import REPLACEMENT_BOT, Outcome, _lock_when_due
 from games.services.lobby import _leave
-from games.services.saving import _arm_match_bots, _event_rows, _follow_state, _schedule
+from games.services.saving import adopt_state, event_rows, schedule_tasks
 from games.services.seating import (
     _announce_seats,
     _deal,
@@ -211,8 +211,8 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
     if len(players) == game.max_players:
         state, dealt = _start(game, now)
         items += dealt
-        _follow_state(game, state, now, turn_changed=True)
-    return _Built(Outcome(game, _event_rows(game, items, now), state), seats)
+        adopt_state(game, state, now, turn_changed=True)
+    return _Built(Outcome(game, event_rows(game, items, now), state), seats)
 
 
 def _insert_built(built: Sequence[_Built]) -> None:
@@ -228,11 +228,7 @@ def _insert_built(built: Sequence[_Built]) -> None:
     _announce_seats([(seat.player_id, b.outcome.game.pk) for b in built for seat in b.seats])
     now = timezone.now()
     for b in built:
-        game, state = b.outcome.game, b.outcome.state
-        if state is not None:
-            _schedule(game, state, now)
-        else:
-            _arm_match_bots(game)
+        schedule_tasks(b.outcome.game, b.outcome.state, now)
 
 
 def _match_games_with_room(key: str, wanted: int) -> list[Game]:
@@ -278,7 +274,9 @@ def match_cancel(*, player: Player) -> list[uuid.UUID]:
     return left
 
 
-def match_bots_fill(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+def match_bots_fill(
+    *, game_id: uuid.UUID, version: int, skip_locked: bool = False
+) -> Outcome | None:
     """Give the empty seats of a waiting quick-match game to `REPLACEMENT_BOT`s and
     start it, once its `bots_at` has come. Locks the game row (with `skip_locked`, a
     game locked elsewhere is left for a later sweep). Does nothing (returns None)

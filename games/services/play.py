@@ -1,10 +1,12 @@
-"""Play: a move, a human's or a bot's, judged by the engine and saved; and the
-ratings recomputed from scratch."""
+"""Play: a move, a human's or a bot's, judged by the engine and saved, with the one
+end of a game (`commit_play`, which the turn timeout shares); and the ratings
+recomputed from scratch."""
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
 from collections.abc import Sequence
-from typing import Any
 
 from django.db import transaction
 from django.db.models import F
@@ -13,15 +15,15 @@ from django.utils import timezone
 from games import engine, results
 from games.engine import EngineError, GameState, Move
 from games.errors import SeatTakenOver, from_engine
-from games.models import Game, GameStatus
+from games.models import Event, Game, GameStatus
 from games.services.common import Outcome, _lock_game_for, _seats, _timed_out_seat_of
-from games.services.saving import _store
+from games.services.saving import commit_change
 from players.models import Player
 from unoservice import metrics
 from unoservice.errors import Forbidden, ServiceError, StaleVersion, WrongPhaseError
 
 
-def move_apply(*, game_id: Any, player: Player, version: int, move: Move) -> Outcome:
+def move_apply(*, game_id: uuid.UUID, player: Player, version: int, move: Move) -> Outcome:
     """Apply a seated player's move (a challenge decision included). Locks the game
     row, then checks seat, status and `version` before the engine judges the move. A
     seat a bot holds after its player's timeouts is `SeatTakenOver`: resume it first."""
@@ -55,23 +57,40 @@ def _play(game: Game, state: GameState, seat: int, move: Move, *, actor: str) ->
         engine_events = engine.apply(state, seat, move)
     except EngineError as error:
         raise from_engine(error) from None
-    ratings = results.lock_ratings(game) if state.finished else None  # before the clock
-    now = timezone.now()
-    game.moves += 1
-    items = list(engine_events)
-    if state.finished:
-        items += results.record(game, state, now, ratings)
-    events = _store(
-        game,
-        state,
-        items,
-        now,
-        turn_changed=_to_act_key(state) != before,
-        fields=["moves"],
+    turn_changed = _to_act_key(state) != before
+    events = commit_play(
+        game, state, engine_events, engine_events, timezone.now(), turn_changed=turn_changed
     )
-    _record_results(game, engine_events)
     metrics.MOVES.labels(move.action, actor).inc()
     return Outcome(game, events, state)
+
+
+def commit_play(
+    game: Game,
+    state: GameState,
+    engine_events: Sequence[engine.Event],
+    items: Sequence[engine.Event],
+    now: dt.datetime,
+    *,
+    turn_changed: bool,
+    fields: Sequence[str] = (),
+) -> list[Event]:
+    """Save a move or a timeout the engine applied to the locked game (`state`, with
+    the `engine_events` it caused; `items`: those and any the service adds), as
+    `commit_change` does, with `fields` and the count of moves. The one end of a game:
+    when this play ended it, the seats' ratings are locked first, the clock is read
+    again once they are held, and the results are recorded (`results.record`) in the
+    same change. Then the players' lifetime totals (`_add_to_player_totals`)."""
+    game.moves += 1
+    if state.finished:
+        ratings = results.lock_ratings(game)
+        now = timezone.now()  # once the ratings' locks are held
+        items = [*items, *results.record(game, state, now, ratings)]
+    events = commit_change(
+        game, state, items, now, turn_changed=turn_changed, fields=["moves", *fields]
+    )
+    _add_to_player_totals(game, engine_events)
+    return events
 
 
 def _human_at(game: Game, seat: int) -> str | None:
@@ -79,8 +98,10 @@ def _human_at(game: Game, seat: int) -> str | None:
     return entry["player"]["id"] if entry["bot"] is None and entry["player"] else None
 
 
-def _record_results(game: Game, events: Sequence[engine.Event]) -> None:
-    """Player statistics: rounds won and points as rounds end, games at the end."""
+def _add_to_player_totals(game: Game, events: Sequence[engine.Event]) -> None:
+    """Add what `events` show to the lifetime totals on the humans' `Player` rows:
+    rounds won and points as rounds end, games played and won at the end (each
+    seat's result and rating are `results.record`'s)."""
     for event in events:
         if event.type == "round_ended" and event.seat is not None:
             winner = _human_at(game, event.seat)

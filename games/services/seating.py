@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,7 +32,7 @@ from games.services.common import (
     _seats,
     _timed_out_seat_of,
 )
-from games.services.saving import _append, _arm_match_bots, _save, _store
+from games.services.saving import commit_change
 from players.models import Player
 from unoservice import fastsql
 from unoservice.errors import Forbidden, GameFull, TooManyGames, WrongPhaseError
@@ -135,10 +136,7 @@ def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Ev
     now = timezone.now()
     if game.match_key is not None and len(game.seating) == game.max_players:
         return _deal(game, items, now, seated=seated).events
-    events = _append(game, items, now)
-    _save(game, ["seating"], seated=seated)
-    _arm_match_bots(game)
-    return events
+    return commit_change(game, None, items, now, fields=["seating"], seated=seated)
 
 
 def _take_seat(
@@ -165,7 +163,7 @@ def _deal(
     """Start the locked, waiting `game` with the seats it has: deal round 1 and save,
     `items` (seats just taken, by the players `seated`) logged first, as one change."""
     state, engine_events = _start(game, now)
-    events = _store(
+    events = commit_change(
         game,
         state,
         [*items, *engine_events],
@@ -189,7 +187,7 @@ def _start(game: Game, now: dt.datetime) -> tuple[GameState, list[engine.Event]]
 
 
 def _lock_for_seat_holder(
-    game_id: Any, player: Player, statuses: Sequence[str]
+    game_id: uuid.UUID, player: Player, statuses: Sequence[str]
 ) -> tuple[Game, list[Seat], Seat]:
     """Lock the game and return it with its seats and `player`'s seat: the one they
     hold, or the one a bot holds after their timeouts (a seat they left is no longer

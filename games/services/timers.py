@@ -7,13 +7,14 @@ import datetime as dt
 import logging
 import random
 import time
-from typing import Any, NamedTuple
+import uuid
+from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from games import bots, engine, results, selectors
+from games import bots, engine, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, GameState, Move
 from games.engine.rng import derive
 from games.engine.vocabulary import GameAbandonedData, GameResumedData, SeatResumedData
@@ -30,8 +31,8 @@ from games.services.common import (
     _timed_out_seat_of,
 )
 from games.services.matching import match_bots_fill
-from games.services.play import _play, _record_results
-from games.services.saving import _append, _save, _store
+from games.services.play import _play, commit_play
+from games.services.saving import commit_change
 from games.services.seating import _hand_to_bot, _reseat, _without_humans
 from players.models import Player
 from unoservice import metrics
@@ -40,7 +41,7 @@ from unoservice.errors import Forbidden, NotFound, ServiceError, WrongPhaseError
 log = logging.getLogger(__name__)
 
 
-def bot_act(*, game_id: Any, version: int) -> Outcome | None:
+def bot_act(*, game_id: uuid.UUID, version: int) -> Outcome | None:
     """Make the next bot move of the game at `version`, if a bot has one.
 
     Bots that may act out of turn (catch a forgotten UNO, jump in) go before the
@@ -115,7 +116,9 @@ def _bot_choice(game: Game, state: GameState) -> tuple[int, Move] | None:
     )
 
 
-def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+def turn_timeout_apply(
+    *, game_id: uuid.UUID, version: int, skip_locked: bool = False
+) -> Outcome | None:
     """Give the human to act the default action once their deadline has passed
     (docs/rules.md); the third timeout in a row hands the seat to a bot.
 
@@ -136,25 +139,21 @@ def turn_timeout_apply(*, game_id: Any, version: int, skip_locked: bool = False)
         lateness = (now - game.turn_deadline).total_seconds()
         engine_events = engine.apply_timeout(state)
         items = list(engine_events)
-        game.moves += 1
-        fields = ["moves"]
+        fields = []
         if state.timeouts[seat] >= TIMEOUTS_BEFORE_BOT and not state.finished:
             seats = _seats(game)
             items.append(_hand_to_bot(game, seats[seat], state.round, timed_out=True))
             items += _without_humans(game, seats, now)
-            fields += ["seating", "paused_until"]
-        if state.finished:
-            ratings = results.lock_ratings(game)
-            now = timezone.now()  # after the ratings' locks, as for a move
-            items += results.record(game, state, now, ratings)
-        events = _store(game, state, items, now, turn_changed=True, fields=fields)
-        _record_results(game, engine_events)
+            fields = ["seating", "paused_until"]
+        events = commit_play(
+            game, state, engine_events, items, now, turn_changed=True, fields=fields
+        )
     metrics.MOVES.labels("timeout", "timer").inc()
     metrics.TIMEOUT_LATENESS_SECONDS.labels("sweep" if skip_locked else "timer").observe(lateness)
     return Outcome(game, events, state)
 
 
-def seat_resume(*, game_id: Any, player: Player) -> Outcome:
+def seat_resume(*, game_id: uuid.UUID, player: Player) -> Outcome:
     """Give `player` back the seat a bot took over after their timeouts (docs/rules.md);
     their run of timeouts starts again from zero, and a game paused for want of
     humans goes on. Locks the game row."""
@@ -183,13 +182,13 @@ def seat_resume(*, game_id: Any, player: Player) -> Outcome:
             items.append(engine.Event("game_resumed", None, GameResumedData(), state.round))
         # Timers are re-armed from scratch: a paused game has none, and the seat to
         # act may have changed hands.
-        events = _store(
-            game, state, items, now, turn_changed=False, fields=["seating", "paused_until"]
-        )
+        events = commit_change(game, state, items, now, fields=["seating", "paused_until"])
     return Outcome(game, events, state)
 
 
-def game_pause_expire(*, game_id: Any, version: int, skip_locked: bool = False) -> Outcome | None:
+def game_pause_expire(
+    *, game_id: uuid.UUID, version: int, skip_locked: bool = False
+) -> Outcome | None:
     """Abandon a game paused for want of humans once its pause has run out with
     nobody resuming. Locks the game row (with `skip_locked`, a game locked elsewhere
     is left for a later sweep). Does nothing (returns None) when the game is not at
@@ -202,7 +201,7 @@ def game_pause_expire(*, game_id: Any, version: int, skip_locked: bool = False) 
         return _abandon(game, now, "no player resumed within the pause")
 
 
-def game_abandon(*, game_id: Any, reason: str, by: str | None = None) -> Outcome:
+def game_abandon(*, game_id: uuid.UUID, reason: str, by: str | None = None) -> Outcome:
     """End a waiting or running game without a winner, for an operator (`reason`
     is recorded in the `game_abandoned` event, with `by`, the staff member's
     username, when given: staff read it, players never do). Locks the game row."""
@@ -221,8 +220,9 @@ def _abandon(game: Game, now: dt.datetime, reason: str, by: str | None = None) -
     abandoned = GameAbandonedData(reason=reason)
     if by is not None:
         abandoned["by"] = by
-    events = _append(game, [engine.Event("game_abandoned", None, abandoned, _round_of(game))], now)
-    _save(game, ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"])
+    item = engine.Event("game_abandoned", None, abandoned, _round_of(game))
+    fields = ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"]
+    events = commit_change(game, None, [item], now, fields=fields)
     return Outcome(game, events)
 
 
