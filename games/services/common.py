@@ -21,7 +21,6 @@ from unoservice.errors import NotFound
 # The strategy that takes over the seat of a player who leaves or keeps timing out.
 REPLACEMENT_BOT = BotStrategy.GREEDY
 
-
 # How long a game paused for want of humans waits for a timed-out player to resume
 # before it is abandoned (docs/rules.md).
 PAUSE_FOR = dt.timedelta(minutes=5)

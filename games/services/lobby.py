@@ -53,7 +53,6 @@ log = logging.getLogger(__name__)
 # odds of (open games) / 31**8, so a second draw is already a rarity.
 INVITE_CODE_ATTEMPTS = 5
 
-
 # Games that are over: what a rematch follows.
 OVER_STATUSES = (GameStatus.FINISHED, GameStatus.ABANDONED)
 

@@ -40,9 +40,7 @@ from unoservice.errors import Forbidden, InvalidRequest, ServiceError, WrongPhas
 # empty seats go to bots, when the request does not say (null there means never).
 DEFAULT_BOTS_AFTER = 30
 
-
 MIN_BOTS_AFTER, MAX_BOTS_AFTER = 5, 600
-
 
 # The oldest waiting quick-match games with the same settings one batch looks at.
 MATCH_CANDIDATES = 10

@@ -41,7 +41,6 @@ from unoservice.errors import Forbidden, GameFull, TooManyGames, WrongPhaseError
 # cannot leave a trail of tables that bots play on for nobody.
 MAX_OPEN_GAMES = 10
 
-
 # The reason a game gets when its last human leaves and nobody may resume a seat.
 LAST_PLAYER_LEFT = "the last player left"
 
