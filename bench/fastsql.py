@@ -27,7 +27,7 @@ from bench.profile_move import django_for
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/uno_bench_fastsql"
 
-# The fields a move writes (games.services._store and _save).
+# The fields a move writes (games.services.saving.commit_change, from commit_play).
 MOVE_FIELDS = [
     "state",
     "turn_deadline",

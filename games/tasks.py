@@ -1,19 +1,21 @@
 """Celery tasks: bot turns, turn timeouts and the sweeper that backs them up.
 
-Every task carries the game id and the version it was sent for, and calls a
-service that does nothing once the game has moved on: a task delivered twice, late,
-or again after its worker died, changes nothing.
+Every task carries the game id (as text: the broker speaks JSON) and the version it
+was sent for, and calls a service that does nothing once the game has moved on: a
+task delivered twice, late, or again after its worker died, changes nothing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
 
 from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, services
+from games.live import tickets
 from unoservice import metrics
 from unoservice.idempotency.http import purge_expired
 
@@ -23,26 +25,26 @@ log = logging.getLogger(__name__)
 @shared_task(name=dispatch.BOT_TURN)
 def bot_turn(game_id: str, version: int) -> bool:
     """Make the next bot move of the game, if it is still at `version`."""
-    return services.bot_act(game_id=game_id, version=version) is not None
+    return services.bot_act(game_id=uuid.UUID(game_id), version=version) is not None
 
 
 @shared_task(name=dispatch.TURN_TIMEOUT)
 def turn_timeout(game_id: str, version: int) -> bool:
     """Apply the timeout armed for `version`, if the game is still there."""
-    return services.turn_timeout_apply(game_id=game_id, version=version) is not None
+    return services.turn_timeout_apply(game_id=uuid.UUID(game_id), version=version) is not None
 
 
 @shared_task(name=dispatch.PAUSE_EXPIRY)
 def pause_expired(game_id: str, version: int) -> bool:
     """Abandon the game paused at `version` if nobody resumed it in time."""
-    return services.game_pause_expire(game_id=game_id, version=version) is not None
+    return services.game_pause_expire(game_id=uuid.UUID(game_id), version=version) is not None
 
 
 @shared_task(name=dispatch.MATCH_BOTS)
 def quick_match_bots(game_id: str, version: int) -> bool:
     """Seat bots in the quick-match game waiting at `version` and start it, if its
     time has come."""
-    return services.match_bots_fill(game_id=game_id, version=version) is not None
+    return services.match_bots_fill(game_id=uuid.UUID(game_id), version=version) is not None
 
 
 @shared_task(name=dispatch.SWEEP)
@@ -73,4 +75,4 @@ def purge_idempotency_records() -> int:
 @shared_task(name=dispatch.PURGE_STREAM_TICKETS)
 def purge_stream_tickets() -> int:
     """Drop the expired stream tickets (beat runs this hourly)."""
-    return services.stream_tickets_purge()
+    return tickets.stream_tickets_purge()

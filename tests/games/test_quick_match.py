@@ -14,7 +14,9 @@ from django.utils import timezone
 from games import dispatch, services, tasks
 from games.engine import Rules
 from games.models import Event, Game
+from games.services import matching
 from tests.factories import assert_error, footprint, make_persona, reload, stamp_game
+from unoservice.errors import TooManyGames
 
 pytestmark = pytest.mark.django_db
 
@@ -100,8 +102,8 @@ def test_the_oldest_waiting_game_with_room_is_chosen(host, guest, outsider):
     older = ask(host, {"max_players": 2}).json()["id"]
     # A second game with the same settings, made later (as after a race elsewhere).
     request = services.MatchRequest(guest.player, 2, 500, Rules(), None)
-    built = services._match_game_build(reload(older).match_key, [request])
-    services._insert_built([built])
+    built = matching._match_game_build(reload(older).match_key, [request])
+    matching._insert_built([built])
     newer = built.outcome.game
     assert str(newer.pk) != older
     assert ask(outsider, {"max_players": 2}).json()["id"] == older
@@ -360,7 +362,7 @@ def batch(*personas: Any, max_players: int = 4) -> list[Any]:
     """Serve these players' requests as one batch, as the combiner hands them over."""
     requests = [services.MatchRequest(p.player, max_players, 500, Rules(), None) for p in personas]
     key = services.match_key(max_players, 500, Rules())
-    return services._match_batch(key, lambda: requests)
+    return matching._match_batch(key, lambda: requests)
 
 
 def test_a_batch_fills_the_oldest_waiting_game_first_then_opens_new_ones_in_order():
@@ -402,7 +404,7 @@ def test_in_a_batch_a_player_at_the_cap_is_refused_and_one_already_waiting_is_no
 
     answers = batch(host, guest, outsider)
 
-    assert isinstance(answers[2], services.TooManyGames)
+    assert isinstance(answers[2], TooManyGames)
     assert str(answers[1].game.pk) == waiting
     assert answers[1].events == []
     assert str(answers[0].game.pk) == waiting  # host joined the waiting game

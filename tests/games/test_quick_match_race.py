@@ -15,6 +15,7 @@ from django.db import DataError, connection, transaction
 
 from games import services
 from games.models import Game, Seat
+from games.services import matching
 from tests.factories import make_persona
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -112,7 +113,7 @@ def test_a_batch_that_fails_in_the_database_leaves_nothing_and_the_next_one_work
             cursor.execute("SELECT 1 / 0")  # fails when the batch's statements are sent
 
     with monkeypatch.context() as patched:
-        patched.setattr(services, "_announce_seats", failing)
+        patched.setattr(matching, "_announce_seats", failing)
         with pytest.raises(DataError):
             services.match_find(player=first, max_players=2)
     assert not Game.objects.filter(match_key__isnull=False).exists()

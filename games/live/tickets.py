@@ -1,0 +1,59 @@
+"""Stream tickets: single-use, short-lived keys that open a stream from a browser's
+EventSource, which cannot send a bearer token."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import uuid
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import selectors
+from games.models import StreamTicket
+from players.models import Player, hash_token
+
+STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
+
+
+def stream_ticket_issue(*, game_id: uuid.UUID | None, player: Player) -> tuple[str, dt.datetime]:
+    """A ticket that opens `player`'s stream of the game (or, with no game, their
+    lobby stream) once, within 60 seconds (returned with its expiry; only its hash
+    is kept). Locks nothing: it inserts."""
+    game = None if game_id is None else selectors.game_get(game_id)
+    ticket = secrets.token_urlsafe(32)
+    expires_at = timezone.now() + STREAM_TICKET_LIFETIME
+    with transaction.atomic():
+        StreamTicket.objects.create(
+            ticket_hash=hash_token(ticket), player=player, game=game, expires_at=expires_at
+        )
+    return ticket, expires_at
+
+
+def stream_tickets_purge() -> int:
+    """Delete the tickets that expired (used or not); returns how many went. Locks
+    nothing: it only deletes rows no one can use any more."""
+    deleted, _ = StreamTicket.objects.filter(expires_at__lt=timezone.now()).delete()
+    return deleted
+
+
+def stream_ticket_redeem(*, ticket: str, game_id: uuid.UUID | None) -> Player | None:
+    """The player of an unused, unexpired ticket for this game (None: a lobby
+    stream's ticket), marking it used; None for any other ticket. One UPDATE: two
+    uses at once cannot both succeed."""
+    now = timezone.now()
+    with transaction.atomic():
+        for_stream = Q(game__isnull=True) if game_id is None else Q(game_id=game_id)
+        used = StreamTicket.objects.filter(
+            for_stream,
+            ticket_hash=hash_token(ticket),
+            used_at__isnull=True,
+            expires_at__gt=now,
+        ).update(used_at=now)
+        if used != 1:
+            return None
+        return (
+            StreamTicket.objects.select_related("player").get(ticket_hash=hash_token(ticket)).player
+        )

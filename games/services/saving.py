@@ -1,0 +1,173 @@
+"""Saving a change to a locked game, the one way every service does it
+(`commit_change`): the snapshot and what follows from it, the events, the row's
+new version with its notification, and the tasks the saved game calls for."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from games import dispatch, engine
+from games.engine import GameState
+from games.live import notify
+from games.models import Event, Game, GameStatus
+from games.services.common import _bot_at
+from unoservice import fastsql
+
+# A countdown task fires this long after the deadline, so that it never finds the
+# deadline a hair in the future and does nothing.
+TIMER_SLACK = dt.timedelta(milliseconds=20)
+# Countdowns beyond this are left to the sweeper: a task held by a worker longer
+# than the broker's visibility timeout would be delivered twice.
+LONGEST_COUNTDOWN = dt.timedelta(minutes=30)
+# The fields `adopt_state` sets, which a change with a new engine state writes.
+STATE_FIELDS = ("state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at")
+
+
+def commit_change(
+    game: Game,
+    state: GameState | None,
+    items: Sequence[engine.Event],
+    now: dt.datetime,
+    *,
+    fields: Sequence[str] = (),
+    turn_changed: bool = False,
+    seated: Sequence[object] = (),
+) -> list[Event]:
+    """Save a change to the locked game, in the caller's transaction, and return the
+    events it appended. With the engine `state` the change leads to (None: the seats
+    or the status alone changed), first set what follows from it (`adopt_state`;
+    `turn_changed`: another seat or decision is now awaited). Then: `items` inserted
+    as events with the next seqs (one INSERT), `fields` (with a state, `STATE_FIELDS`
+    before them) written with `last_seq`, `updated_at` and the next version in one
+    UPDATE that carries the notification (`update_game_row`; `seated`: players who
+    just got a seat), and on commit the tasks the saved game calls for
+    (`schedule_tasks`)."""
+    written = list(fields)
+    if state is not None:
+        adopt_state(game, state, now, turn_changed=turn_changed)
+        written = [*STATE_FIELDS, *fields]
+    events = append_events(game, items, now)
+    update_game_row(game, written, seated=seated)
+    schedule_tasks(game, state, now)
+    return events
+
+
+def adopt_state(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+    """Set the game's fields that follow from its new engine state (the caller writes
+    them): the snapshot, the end of the game, the timers."""
+    game.state = state.to_snapshot()
+    _finish_if_over(game, state, now)
+    _set_timers(game, state, now, turn_changed=turn_changed)
+
+
+def append_events(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> list[Event]:
+    """Insert events with the next seqs (the game row is locked, so seqs cannot race).
+    Services build theirs as `engine.Event`s too: one typed vocabulary for both."""
+    rows = event_rows(game, items, now)
+    fastsql.insert_rows(Event, rows)
+    return rows
+
+
+def event_rows(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> list[Event]:
+    """The rows of `items`, with the game's next seqs (its `last_seq` moves on); the
+    caller inserts them."""
+    rows = []
+    for offset, item in enumerate(items, start=1):
+        rows.append(
+            Event(
+                game=game,
+                seq=game.last_seq + offset,
+                round=item.round,
+                type=item.type,
+                seat=item.seat,
+                data=item.data,
+                at=now,
+            )
+        )
+    game.last_seq += len(rows)
+    return rows
+
+
+def update_game_row(game: Game, fields: Sequence[str], *, seated: Sequence[object] = ()) -> None:
+    """Write `fields` of the locked row, `last_seq` and `updated_at`, and bump its
+    version, in one UPDATE (`fastsql`: this runs on every move). On PostgreSQL the
+    statement also sends the live streams' notification (games.live.notify), which
+    PostgreSQL delivers only if the transaction commits, and one per player in
+    `seated` (they just got a seat here: their lobby streams start watching)."""
+    game.version += 1
+    game.updated_at = timezone.now()
+    # Only PostgreSQL has NOTIFY: elsewhere the hub polls for changes.
+    notification = (
+        notify.expression(game.pk, game.last_seq, seated=seated)
+        if connection.vendor == "postgresql"
+        else None
+    )
+    fastsql.update_fields(game, [*fields, "version", "last_seq", "updated_at"], also=notification)
+
+
+def schedule_tasks(game: Game, state: GameState | None, now: dt.datetime) -> None:
+    """On commit, send the tasks the saved game calls for, each for this version: a
+    waiting quick-match game's bots at its `bots_at`; for a running game (with its
+    engine `state`), the end of its pause, or its turn timeout and its bots' turn."""
+    if game.status == GameStatus.WAITING:
+        if game.bots_at is not None:  # the sweeper is the backstop
+            dispatch.send_on_commit(
+                dispatch.MATCH_BOTS, game.pk, game.version, eta=game.bots_at + TIMER_SLACK
+            )
+        return
+    if game.status != GameStatus.PLAYING or state is None:
+        return
+    if game.paused_until is not None:
+        dispatch.send_on_commit(
+            dispatch.PAUSE_EXPIRY, game.pk, game.version, eta=game.paused_until + TIMER_SLACK
+        )
+        return
+    if game.turn_deadline is not None:
+        eta = game.turn_deadline + TIMER_SLACK
+        if eta - now <= LONGEST_COUNTDOWN:
+            dispatch.send_on_commit(dispatch.TURN_TIMEOUT, game.pk, game.version, eta=eta)
+    if _bots_may_act(game, state):
+        think = settings.BOT_THINK_SECONDS
+        dispatch.send_on_commit(
+            dispatch.BOT_TURN, game.pk, game.version, countdown=think if think > 0 else None
+        )
+
+
+def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
+    if state.finished:
+        game.status = GameStatus.FINISHED
+        game.winner = state.winner
+        game.finished_at = now
+
+
+def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+    """Arm the clock of whoever must act now: a human's turn deadline (kept while the
+    same decision is pending, so that moves out of turn do not extend it), or a bot's
+    due time, one think time away."""
+    running = game.status == GameStatus.PLAYING and game.paused_until is None
+    seat = state.to_act if running else None
+    if seat is None:
+        game.turn_deadline = game.bot_due_at = None
+    elif _bot_at(game, seat) is not None:
+        game.turn_deadline = None
+        game.bot_due_at = now + dt.timedelta(seconds=settings.BOT_THINK_SECONDS)
+    else:
+        game.bot_due_at = None
+        if game.turn_timeout is None:
+            game.turn_deadline = None
+        elif turn_changed or game.turn_deadline is None:
+            game.turn_deadline = now + dt.timedelta(seconds=game.turn_timeout)
+
+
+def _bots_may_act(game: Game, state: GameState) -> bool:
+    """Whether a bot must move (its turn) or may (a catch, a call, a jump-in)."""
+    to_act = state.to_act
+    for seat, entry in enumerate(game.seating):
+        if entry["bot"] is not None and (seat == to_act or engine.legal_moves(state, seat)):
+            return True
+    return False
