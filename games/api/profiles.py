@@ -15,7 +15,9 @@ from games import standings
 from games.api import openapi_text as text
 from games.models import BotStrategy, Result
 from games.results import UNRATED_REASONS
-from players.api import (
+from players.api import stats_json
+from players.auth import current_player
+from players.serializers import (
     OPPONENTS_HELP,
     PAGE_PARAMETER,
     PROVISIONAL_HELP,
@@ -24,9 +26,7 @@ from players.api import (
     RatingChangeOut,
     RatingOut,
     StatsOut,
-    stats_json,
 )
-from players.auth import current_player
 from unoservice.schema import COMMON_HEADERS, error_responses
 
 _PLAYER_ID = OpenApiParameter("player_id", str, OpenApiParameter.PATH, description=text.PLAYER_ID)

@@ -51,6 +51,7 @@ CODE_MODULES = [
     "games.services",
     "players.api",
     "players.auth",
+    "players.serializers",
     "players.services",
     "unoservice.errors",
     "unoservice.fields",
