@@ -358,11 +358,6 @@ CHALLENGE_EXAMPLES = [
 ]
 
 
-class GameListQuery(serializers.Serializer[Any]):
-    status = serializers.ChoiceField(choices=GameStatus.values, required=False)
-    mine = serializers.BooleanField(required=False)
-
-
 class EventsQuery(serializers.Serializer[Any]):
     after = QueryIntegerField(min_value=0, default=0, help_text="return the events after this seq")
     wait = QueryIntegerField(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
@@ -241,3 +241,14 @@ def page_examples(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 links["next"]["example"] = f"{url}?page=3"
                 links["previous"]["example"] = f"{url}?page=1"
     return result
+
+
+# -- words ---------------------------------------------------------------------------
+
+
+class Described(TypedDict):
+    """What an operation says to client developers, kept apart from the view's code
+    and given to `extend_schema` as keywords."""
+
+    summary: str
+    description: str

@@ -1,0 +1,81 @@
+"""What the game endpoints share: reading a body, finding the game the caller may
+see, and answering with the caller's view of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import presenters, reading, selectors, services
+from games.engine import GameState
+from games.models import Game
+from games.serializers import GAME_ID, GameViewOut
+from players.auth import current_player
+from unoservice.idempotency.http import idempotent
+from unoservice.schema import IDEMPOTENT_HEADERS, Described, error_responses
+
+
+def validated(serializer_class: type, data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def view_of(game: Game, request: Request, state: GameState | None = None) -> dict[str, Any]:
+    """The caller's view of `game`, with who is present now."""
+    presence = selectors.presence_of(game)
+    return presenters.game_view(game, current_player(request), state, presence=presence)
+
+
+def readable(request: Request, game_id: object) -> Game:
+    """The game, when the caller may see it (`games.privacy`); else `NotFound`."""
+    game = selectors.game_get(game_id)
+    player = current_player(request)
+    reading.admit(
+        game,
+        player=player,
+        staff=player.is_staff,
+        code=request.query_params.get("code"),
+        meta=request.META,
+    )
+    return game
+
+
+def view_response(outcome: services.Outcome, request: Request, code: int = 200) -> Response:
+    return Response(view_of(outcome.game, request, outcome.state), status=code)
+
+
+def seat_action_view(
+    service: Callable[..., services.Outcome],
+    statuses: tuple[int, ...],
+    text: Described,
+    errors: dict[int, str],
+    *,
+    code: int = status.HTTP_200_OK,
+) -> type[APIView]:
+    """A POST without a body that changes who sits at a table and answers, with
+    `code`, with the caller's view of the game the service returns."""
+
+    class SeatActionView(APIView):
+        @extend_schema(
+            **text,
+            request=None,
+            parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+            responses={code: GameViewOut, **error_responses(*statuses, descriptions=errors)},
+        )
+        def post(self, request: Request, game_id: str) -> Response:
+            game_uuid = selectors.parse_game_id(game_id)
+            return idempotent(
+                request,
+                lambda: view_response(
+                    service(game_id=game_uuid, player=current_player(request)), request, code
+                ),
+            )
+
+    return SeatActionView

@@ -1,0 +1,118 @@
+"""A game's record: the events after a seq (a long poll), the whole log, and the
+table as it stood after any event."""
+
+from __future__ import annotations
+
+import time
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import presenters, replay, selectors
+from games.api import openapi_text as text
+from games.api.common import readable, validated
+from games.serializers import (
+    GAME_ID,
+    INVITE_CODE,
+    EventsPageOut,
+    EventsQuery,
+    LogOut,
+    ReplayOut,
+    ReplayQuery,
+)
+from players.auth import current_player
+from unoservice.errors import Forbidden, LogCorrupt, NotFound
+from unoservice.schema import COMMON_HEADERS, error_responses
+
+LONG_POLL_INTERVAL = 0.2
+MAX_EVENTS_PER_PAGE = 500
+
+
+class GameEventsView(APIView):
+    @extend_schema(
+        **text.READ_EVENTS,
+        parameters=[GAME_ID, EventsQuery, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: EventsPageOut,
+            **error_responses(400, 401, 404, 429, descriptions=text.READ_EVENTS_ERRORS),
+        },
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = readable(request, game_id)
+        query = validated(EventsQuery, request.query_params.dict())
+        after, wait = query["after"], query["wait"]
+        deadline = time.monotonic() + wait
+        last_seq = game.last_seq
+        while last_seq <= after and time.monotonic() < deadline:
+            time.sleep(LONG_POLL_INTERVAL)
+            last_seq = selectors.game_last_seq(game.pk)
+        if last_seq != game.last_seq:
+            game = selectors.game_get(game.pk)
+        events = (
+            selectors.events_after(game, after, MAX_EVENTS_PER_PAGE) if last_seq > after else []
+        )
+        viewer = game.seat_of(current_player(request))
+        complete = presenters.log_is_complete(game)
+        return Response(
+            {
+                "events": [presenters.event_json(e, viewer, complete=complete) for e in events],
+                "last_seq": last_seq,
+            }
+        )
+
+
+class GameLogView(APIView):
+    @extend_schema(
+        **text.READ_LOG,
+        parameters=[GAME_ID, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: LogOut,
+            **error_responses(401, 404, 429, 500, descriptions=text.READ_LOG_ERRORS),
+        },
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        """The whole log: redacted for the caller while the game runs; complete, with
+        every card and seed, once it is over, and always for staff."""
+        game = readable(request, game_id)
+        player = current_player(request)
+        complete = presenters.log_is_complete(game) or player.is_staff
+        viewer = game.seat_of(player)
+        events = selectors.all_events(game)
+        return Response(
+            {
+                "game": presenters.game_summary(game),
+                "complete": complete,
+                **replay.seeds_json(game, complete=complete),
+                "events": [
+                    presenters.event_json(e, viewer, complete=complete, staff=player.is_staff)
+                    for e in events
+                ],
+            }
+        )
+
+
+class GameReplayView(APIView):
+    @extend_schema(
+        **text.REPLAY_TABLE,
+        parameters=[GAME_ID, ReplayQuery, INVITE_CODE, *COMMON_HEADERS],
+        responses={
+            200: ReplayOut,
+            **error_responses(400, 401, 403, 404, 429, 500, descriptions=text.REPLAY_TABLE_ERRORS),
+        },
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        """The full table after event `seq`, re-made from the log: for games that are
+        over, and for staff."""
+        game = readable(request, game_id)
+        if not (presenters.log_is_complete(game) or current_player(request).is_staff):
+            raise Forbidden("the replay of a running game is for staff only")
+        seq = validated(ReplayQuery, request.query_params.dict())["seq"]
+        if seq > game.last_seq:
+            raise NotFound(f"the log ends at seq {game.last_seq}")
+        try:
+            table = replay.table_after(game, seq)
+        except replay.ReplayMismatch as error:
+            raise LogCorrupt(f"the log cannot be replayed: {error}") from None
+        return Response(table.to_json())

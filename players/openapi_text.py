@@ -1,0 +1,49 @@
+"""What the players' endpoints say to client developers in the OpenAPI schema: each
+operation's summary and description, and the meaning of its error answers where it
+says more than `unoservice.schema` does."""
+
+from __future__ import annotations
+
+from players import standings
+from unoservice.schema import Described
+
+SIGN_UP = Described(
+    summary="Sign up",
+    description="Creates a guest player and answers with its token, once: only a "
+    "hash of it is kept, so a lost token cannot be recovered. Send the token as "
+    "`Authorization: Bearer <token>` with every other request. No token is needed "
+    "here; sign-ups are limited per client address. The answer is never kept for an "
+    "Idempotency-Key: the same key signs up a new player.",
+)
+SIGN_UP_ERRORS = {
+    409: "idempotency_key_in_use",
+    422: "idempotency_key_reused",
+}
+
+WHO_AM_I = Described(
+    summary="Who am I",
+    description="The player the token belongs to, with their statistics (games "
+    "played and won, rounds won and points scored), their rating and their rank on "
+    "the leaderboard.",
+)
+
+NEW_TOKEN = Described(
+    summary="Sign out everywhere: a new token",
+    description="Replaces the caller's token with a new one, answered once (only a "
+    "hash of it is kept). The old token stops working at once: requests with it are "
+    "401, its unused stream tickets are refused, and the streams opened with it or "
+    "with its tickets end within a moment, on every server. No body. The answer is "
+    "never kept for an Idempotency-Key (it holds a credential): a retry with the "
+    "same key, sent with the old token, is 401.",
+)
+NEW_TOKEN_ERRORS = {400: "invalid_request: a malformed Idempotency-Key"}
+
+LEADERBOARD = Described(
+    summary="The leaderboard",
+    description="Players and bot strategies with the record: at least "
+    f"{standings.MIN_GAMES_TO_RANK} rated games, against at least "
+    f"{standings.MIN_OPPONENTS_TO_RANK} different human opponents (players an "
+    "operator hid are left out), by their rating's ordinal (mu - 3 sigma), best "
+    "first, 50 a page. Equal ordinals share a rank.",
+)
+LEADERBOARD_ERRORS = {404: "not_found: no such page"}

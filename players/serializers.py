@@ -1,0 +1,106 @@
+"""What the players' endpoints take and answer, and the page parameter of their lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
+from rest_framework import serializers
+
+from players import services, standings
+from unoservice.fields import StrictCharField, StrictSerializer
+from unoservice.schema import trimmed_text_pattern
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "printable",
+        "maxLength": 200,
+        "pattern": trimmed_text_pattern(services.MAX_NAME_LENGTH),
+        "description": f"1-{services.MAX_NAME_LENGTH} printable characters (as Python's "
+        "str.isprintable: no control, format, private-use, unassigned or separator "
+        "characters but the plain space) once the whitespace around them is trimmed off",
+    }
+)
+class PlayerNameField(StrictCharField):
+    pass
+
+
+class PlayerCreateIn(StrictSerializer):
+    name = PlayerNameField(max_length=200, trim_whitespace=False)
+
+
+class PlayerNameOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+
+
+class PlayerCreatedOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
+    token = serializers.CharField(help_text="send as 'Authorization: Bearer <token>'")
+
+
+class StatsOut(serializers.Serializer[Any]):
+    games_played = serializers.IntegerField(min_value=0)
+    games_won = serializers.IntegerField(min_value=0)
+    rounds_won = serializers.IntegerField(min_value=0)
+    points = serializers.IntegerField(min_value=0)
+
+
+class RatingOut(serializers.Serializer[Any]):
+    mu = serializers.FloatField(help_text="the estimate of the skill")
+    sigma = serializers.FloatField(help_text="its uncertainty")
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: what the leaderboard ranks by")
+    games = serializers.IntegerField(min_value=0, help_text="rated games played")
+
+
+class RatingChangeOut(serializers.Serializer[Any]):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+
+
+RANK_HELP = (
+    "on the leaderboard; null while the rating is provisional, or when an operator hid "
+    "the player from the leaderboard"
+)
+PROVISIONAL_HELP = (
+    f"true until the record the leaderboard asks for: {standings.MIN_GAMES_TO_RANK} rated "
+    f"games, against {standings.MIN_OPPONENTS_TO_RANK} different human opponents"
+)
+OPPONENTS_HELP = (
+    f"different human opponents met in rated games, counted up to {standings.MIN_OPPONENTS_TO_RANK}"
+)
+
+
+class PlayerMeOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
+    stats = StatsOut()
+    rating = RatingOut()
+    rank = serializers.IntegerField(min_value=1, allow_null=True, help_text=RANK_HELP)
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
+    opponents = serializers.IntegerField(
+        min_value=0, max_value=standings.MIN_OPPONENTS_TO_RANK, help_text=OPPONENTS_HELP
+    )
+
+
+class RatedRefOut(serializers.Serializer[Any]):
+    id = serializers.CharField(help_text="a player's id, or bot:<strategy>")
+    name = serializers.CharField()
+    bot = serializers.CharField(allow_null=True, help_text="the strategy, for a bot")
+
+
+class LeaderboardEntryOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField(min_value=1, help_text="equal ordinals share a rank")
+    player = RatedRefOut()
+    rating = RatingOut()
+
+
+PAGE_PARAMETER = OpenApiParameter(
+    "page",
+    {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["last", ""]}]},
+    description="a page number (50 a page), or 'last'",
+)
