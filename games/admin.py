@@ -241,10 +241,8 @@ class HasBotsFilter(admin.SimpleListFilter):
         return [("bots", "with bots"), ("humans", "humans only")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
-        if self.value() == "bots":
-            return queryset.filter(seats__bot__isnull=False).distinct()
-        if self.value() == "humans":
-            return queryset.exclude(seats__bot__isnull=False)
+        if self.value() in ("bots", "humans"):
+            return selectors.games_with_bots(queryset, bots=self.value() == "bots")
         return queryset
 
 
@@ -371,7 +369,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
             return f"won by {self.winner_name(game)}"
         if game.status != GameStatus.ABANDONED:
             return "—"
-        ended = Event.objects.filter(game=game, type="game_abandoned").order_by("-seq").first()
+        ended = selectors.abandonment(game)
         return "abandoned" if ended is None else abandoned_in_words(ended.data)
 
     @admin.display(description="presence")
@@ -410,7 +408,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
             game_id = uuid.UUID(search_term.strip())
         except ValueError:
             return super().get_search_results(request, queryset, search_term)
-        return queryset.filter(pk=game_id), False
+        return selectors.games_with_id(queryset, game_id), False
 
     # -- actions (through the services) ---------------------------------------------
 
@@ -422,7 +420,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         a page asking for the reason, which posts the action back with `apply`."""
         form = AbandonForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
-            ids = list(queryset.values_list("pk", flat=True))
+            ids = selectors.ids_of(queryset)
             self._abandon(request, ids, form.cleaned_data["reason"])
             return None  # back to the list, with the message
         return self._abandon_page(request, list(queryset), form, from_list=True)
@@ -431,7 +429,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         """The same question for one game, from the button on its page."""
         if not self.has_abandon_permission(request):
             raise PermissionDenied
-        game = Game.objects.filter(pk=game_id).first()
+        game = selectors.game_or_none(game_id)
         if game is None:
             raise Http404("no such game")
         form = AbandonForm(request.POST if request.method == "POST" else None)
@@ -539,9 +537,8 @@ class GameAdmin(admin.ModelAdmin[Game]):
     ) -> HttpResponse:
         """The game with its event log, a page of `LOG_PAGE_SIZE` events at a time."""
         context = dict(extra_context or {})
-        try:
-            game = Game.objects.get(pk=uuid.UUID(object_id))
-        except (ValueError, Game.DoesNotExist):
+        game = selectors.game_or_none(object_id)
+        if game is None:
             return super().change_view(request, object_id, form_url, context)
         pages = Paginator(selectors.event_log(game), LOG_PAGE_SIZE)
         requested = request.GET.get("log_page")
@@ -571,7 +568,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         """Step through a game: the whole table after the chosen event."""
         if not self.has_view_permission(request):
             raise Http404
-        game = Game.objects.filter(pk=game_id).first()
+        game = selectors.game_or_none(game_id)
         if game is None or game.last_seq == 0:
             raise Http404("no such game")
         try:
