@@ -1,22 +1,13 @@
-"""The staff dashboard: games with their seats and log, a replay viewer that steps
-through any game event by event, and an overview of play and of the service's health.
-
-Nothing here changes a game except through `games.services` (the abandon action,
-after a page that asks for a reason); the pages only read. A waiting or running
-game's page follows the game live: it listens to the game's stream
-(`/api/v1/games/{id}/stream`, opened with the staff member's session) and redraws
-its fields, seats and log as changes come in.
-
-Seats are named as people say them ("alice", "bot (expert)"), never as the stored
-dicts, and the house rules as words.
-"""
+"""The games in the staff dashboard: the list, a game's page with its seats and a
+page of its log (followed live while the game runs), and the two actions, abandoning
+(through `services.game_abandon`, after a page that asks why) and verifying replays.
+The replay viewer and the overview are `games.admin.pages`'."""
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
-from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from collections.abc import Iterable
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -26,180 +17,26 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse, reverse_lazy
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.html import format_html
 
 import games.rating_admin  # also registers the leaderboard and the players' ratings
-from games import charts, overview, replay, seat_history, selectors, services
-from games.engine.cards import CODE_OF, COLOR_BY_NAME, COLOR_NAMES, COLOR_OF
-from games.engine.vocabulary import Means, data_keys, is_event_type, means
+from games import replay, seat_history, selectors, services
+from games.admin import pages
+from games.admin.words import (
+    abandoned_in_words,
+    describe_event,
+    duration_in_words,
+    rules_in_words,
+    seat_at,
+    seat_name,
+)
 from games.game_words import rated_in_words, status_in_words
-from games.models import OPEN_STATUSES, Event, Game, GameStatus, Seat, SeatingEntry
+from games.models import OPEN_STATUSES, Game, GameStatus, Seat
 from unoservice.errors import ServiceError
 
-# The site is the service's, not Django's; "View site" leads to what the service
-# offers the world: its API and the reference of it.
-admin.site.site_header = "UNO service administration"
-admin.site.site_title = "UNO service admin"
-admin.site.index_title = "Games, players and the service"
-# Lazy: the URLconf is still being read when the admin is.
-admin.site.site_url = cast(str, reverse_lazy("docs"))
-# The home page adds the operator's pages (the overview, the leaderboard) above the
-# apps' models: a template of its own name, so no app order is needed to override it.
-admin.site.index_template = "admin/games/index.html"
-
 LOG_PAGE_SIZE = 50
-COLOR_CLASSES: dict[str, str] = {color: f"uno-{color}" for color in COLOR_NAMES}
-
-
-def card_html(card: int) -> str:
-    """One card, drawn in its colour (wilds in black)."""
-    color = COLOR_OF[card]
-    css = COLOR_CLASSES[COLOR_NAMES[color]] if color >= 0 else "uno-wild"
-    return format_html(
-        '<span class="uno-card {}" title="card {}">{}</span>', css, card, CODE_OF[card]
-    )
-
-
-def cards_html(cards: list[int]) -> str:
-    return format_html_join("", "{}", ((card_html(c),) for c in cards)) or "—"
-
-
-def seat_name(entry: SeatingEntry | None) -> str:
-    """A seat of `Game.seating` as people name it: the player's name, "bot (expert)",
-    or "bot (greedy) for alice" when a bot holds a timed-out player's seat."""
-    if not entry:
-        return "—"
-    name = entry["player"]["name"] if entry["player"] else None
-    if entry["bot"] is not None:
-        bot = f"bot ({entry['bot']})"
-        return f"{bot} for {name}" if name else bot
-    return name or "—"
-
-
-def seat_label(seating: Sequence[SeatingEntry], number: object) -> str:
-    """A seat number with its name: "seat 1 (bot (expert))"."""
-    entry = _at(seating, number)
-    return f"seat {number}" if entry is None else f"seat {number} ({seat_name(entry)})"
-
-
-# Every house rule of `Rules`, as the rules (docs/rules.md) call it.
-RULE_NAMES: dict[str, str] = {
-    "stacking": "Stacking of Draw Twos and Wild Draw Fours",
-    "seven_o": "Seven-O (a 7 swaps hands, a 0 passes them on)",
-    "jump_in": "Jump-in",
-    "draw_until_playable": "Draw until playable",
-    "force_play": "Force play (a playable drawn card must be played)",
-}
-OFFICIAL_RULES = "Official rules"
-
-
-def rules_in_words(rules: dict[str, Any] | None) -> str:
-    """The house rules that are on, as words, in the order the rules give them (the
-    stored JSON's key order is the database's: PostgreSQL sorts a jsonb's keys);
-    "Official rules" with none."""
-    rules = rules or {}
-    known = [RULE_NAMES[name] for name in RULE_NAMES if rules.get(name)]
-    unknown = [name for name, value in rules.items() if value and name not in RULE_NAMES]
-    on = known + unknown
-    return ", ".join(on) if on else OFFICIAL_RULES
-
-
-def abandoned_in_words(data: dict[str, Any]) -> str:
-    """A `game_abandoned` event's data as operators read it."""
-    by = data.get("by")
-    reason = data.get("reason", "")
-    return f"abandoned by {by}: {reason}" if by else f"abandoned: {reason}"
-
-
-def _plain_html(value: Any, seating: Sequence[SeatingEntry]) -> str:
-    """Any other value of `data`, without the braces of a stored dict."""
-    if isinstance(value, dict):
-        if "name" in value:  # a player reference
-            return format_html("{}", value["name"])
-        return format_html_join(
-            " ", "{}={}", ((k, _plain_html(v, seating)) for k, v in value.items())
-        )
-    if isinstance(value, list):
-        return format_html_join(", ", "{}", ((_plain_html(v, seating),) for v in value))
-    return format_html("{}", value)
-
-
-def _ratings_html(value: list[Any], seating: Sequence[SeatingEntry]) -> str:
-    def one(entry: dict[str, Any]) -> tuple[str, str, str]:
-        rating = entry.get("rating", {}).get("ordinal", 0.0)
-        change = entry.get("change", {}).get("ordinal", 0.0)
-        return seat_name(_at(seating, entry.get("seat"))), f"{rating:.2f}", f"{change:+.2f}"
-
-    return format_html_join(", ", "{} {} ({})", (one(e) for e in value if isinstance(e, dict)))
-
-
-def _at(seating: Sequence[SeatingEntry], number: object) -> SeatingEntry | None:
-    return seating[number] if isinstance(number, int) and 0 <= number < len(seating) else None
-
-
-def describe_event(event: Event, seating: Sequence[SeatingEntry] = ()) -> str:
-    """A readable line for the log and the viewer: cards in their colours, seats by
-    their names (from the game's `seating`), players by name, no stored dicts."""
-    data = event.data
-    seat_keys = (
-        {key.name for key in data_keys(event.type) if means(key.type) is Means.SEAT}
-        if is_event_type(event.type)
-        else set()
-    )
-    parts: list[str] = []
-    if event.type == "game_abandoned":
-        parts.append(format_html("{}", abandoned_in_words(data)))
-        data = {}
-    for key, value in data.items():
-        if key in ("card", "top_card") and isinstance(value, int):
-            parts.append(format_html("{}: {}", key, card_html(value)))
-        elif key in ("cards", "hand") and isinstance(value, list):
-            parts.append(format_html("{}: {}", key, cards_html(value)))
-        elif key == "hands" and isinstance(value, list):
-            hands = format_html_join(
-                " ",
-                "{}: {}",
-                ((seat_name(_at(seating, s)), cards_html(h)) for s, h in enumerate(value)),
-            )
-            parts.append(format_html("hands {}", hands))
-        elif key == "scores" and isinstance(value, list):
-            scores = format_html_join(
-                ", ", "{} {}", ((seat_name(_at(seating, s)), n) for s, n in enumerate(value))
-            )
-            parts.append(format_html("scores: {}", scores))
-        elif key == "ratings" and isinstance(value, list):
-            parts.append(format_html("ratings: {}", _ratings_html(value, seating)))
-        elif key in seat_keys:
-            parts.append(format_html("{}: {}", key, seat_label(seating, value)))
-        elif key == "color" and isinstance(value, str) and value in COLOR_BY_NAME:
-            parts.append(
-                format_html(
-                    'color: <span class="uno-dot {}">{}</span>', COLOR_CLASSES[value], value
-                )
-            )
-        else:
-            parts.append(format_html("{}: {}", key, _plain_html(value, seating)))
-    who = "" if event.seat is None else f"{seat_label(seating, event.seat)} "
-    body = format_html_join(", ", "{}", ((p,) for p in parts))
-    return format_html("<strong>{}</strong> {}{}", event.type, who, body)
-
-
-def duration_in_words(span: dt.timedelta) -> str:
-    """A span as an operator reads it at a glance: "45 s", "12 min", "3 h 05 min",
-    "2 d 4 h"."""
-    seconds = max(int(span.total_seconds()), 0)
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes = seconds // 60
-    if minutes < 60:
-        return f"{minutes} min"
-    hours = minutes // 60
-    if hours < 24:
-        return f"{hours} h {minutes % 60:02d} min"
-    return f"{hours // 24} d {hours % 24} h"
 
 
 class AbandonForm(forms.Form):
@@ -338,7 +175,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     @admin.display(description="winner", ordering="winner")
     def winner_name(self, game: Game) -> str:
-        return seat_name(_at(game.seating, game.winner))
+        return seat_name(seat_at(game.seating, game.winner))
 
     @admin.display(description="rules")
     def rules_in_words(self, game: Game) -> str:
@@ -565,161 +402,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         return super().change_view(request, object_id, form_url, context)
 
     def replay_view(self, request: HttpRequest, game_id: uuid.UUID) -> HttpResponse:
-        """Step through a game: the whole table after the chosen event."""
-        if not self.has_view_permission(request):
-            raise Http404
-        game = selectors.game_or_none(game_id)
-        if game is None or game.last_seq == 0:
-            raise Http404("no such game")
-        try:
-            seq = int(request.GET.get("seq", "1"))
-        except ValueError:
-            seq = 1
-        seq = min(max(seq, 1), game.last_seq)
-        context: dict[str, Any] = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": f"Replay of game {str(game.pk)[:8]}",
-            "game": game,
-            "seq": seq,
-            "last_seq": game.last_seq,
-            "steps": {"first": 1, "previous": max(seq - 1, 1), "next": min(seq + 1, game.last_seq)},
-        }
-        try:
-            shown = replay.table_after(game, seq)
-        except replay.ReplayMismatch as error:
-            context["mismatch"] = error
-            return TemplateResponse(request, "admin/games/game/replay.html", context)
-        nearby = list(selectors.events_around(game, seq, reach=6))
-        seatings = seat_history.seatings_at(game, [event.seq for event in nearby])
-        context["nearby"] = [
-            (event, describe_event(event, seatings[event.seq]), event.seq == seq)
-            for event in nearby
-        ]
-        context["event"] = next(e for e, _, current in context["nearby"] if current)
-        context["event_html"] = describe_event(context["event"], seatings[seq])
-        seating = seat_history.seatings_at(game, [seq], after=True)[seq]
-        context["table"] = _table_context(seating, shown)
-        return TemplateResponse(request, "admin/games/game/replay.html", context)
+        return pages.replay_page(self, request, game_id)
 
     def overview_view(self, request: HttpRequest) -> HttpResponse:
-        figures = overview.figures()
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Overview of play",
-            "figures": figures,
-            "statuses": GameStatus.values,
-            "checks": overview.service_health(),
-            "charts": overview_charts(figures, overview.moves_per_hour()),
-        }
-        return TemplateResponse(request, "admin/games/game/overview.html", context)
-
-
-def overview_charts(
-    figures: dict[str, Any], per_hour: list[tuple[dt.datetime, int]]
-) -> list[dict[str, Any]]:
-    """The overview's charts: each its SVG, and its numbers as rows (what, how many)
-    for the table under it."""
-
-    def counted(what: str, n: int) -> str:
-        return f"{n} {what}{'' if n == 1 else 's'}"
-
-    per_day = [
-        (
-            f"{day:%a %d %b}",
-            charts.Bar(f"{day:%d}", n, str(n), f"{day:%a %d %b}: {counted('game', n)}"),
-        )
-        for day, n in figures["per_day"]
-    ]
-    # Every third hour labelled under its bar: 24 labels would run into each other.
-    hourly = [
-        (
-            f"{hour:%a %H}:00",
-            charts.Bar(
-                f"{hour:%H}h" if number % 3 == 0 else "",
-                n,
-                str(n),
-                f"{hour:%a %H}:00: {counted('move', n)}",
-            ),
-        )
-        for number, (hour, n) in enumerate(per_hour)
-    ]
-    rates = [
-        (
-            f"{name} ({rate.wins} of {rate.seats} seats)",
-            charts.Bar(
-                name,
-                rate.percent or 0.0,
-                "—" if rate.percent is None else f"{rate.percent:g}%",
-                f"{name}: {rate.wins} of {rate.seats} seats won",
-            ),
-        )
-        for name, rate in (("bots", figures["bots"]), ("humans", figures["humans"]))
-    ]
-    made: list[tuple[str, str, str, str, list[tuple[str, charts.Bar]], float | None]] = [
-        (
-            "games-per-day",
-            "Games finished per day, the last 14 days",
-            "day",
-            "games",
-            per_day,
-            None,
-        ),
-        ("moves-per-hour", "Moves per hour, the last 24 hours", "hour", "moves", hourly, None),
-        ("win-rates", "Seats won, bots against humans", "seats", "% won", rates, 100.0),
-    ]
-    return [
-        {
-            "id": css_id,
-            "title": title,
-            "svg": _chart_svg(
-                [bar for _, bar in rows], title=title, x_label=x_label, y_label=y_label, maximum=top
-            ),
-            "rows": [(label, bar.shown) for label, bar in rows],
-        }
-        for css_id, title, x_label, y_label, rows, top in made
-    ]
-
-
-def _chart_svg(bars: list[charts.Bar], **labels: Any) -> SafeString:
-    # charts.bar_chart escapes every text it writes.
-    return mark_safe(charts.bar_chart(bars, **labels))
-
-
-def _table_context(seating: Sequence[SeatingEntry], shown: replay.Table) -> dict[str, Any] | None:
-    """The table after the chosen event, its seats named as they were held then."""
-    state = shown.state
-    if state is None:
-        return None
-    to_act = state.to_act
-    seats = []
-    for number, hand in enumerate(state.hands):
-        name = seat_name(_at(seating, number))
-        seats.append(
-            {
-                "seat": number,
-                "name": name,
-                "hand": cards_html(hand),
-                "count": len(hand),
-                "score": state.scores[number],
-                "said_uno": state.said_uno[number],
-                "to_act": number == to_act,
-            }
-        )
-    color = COLOR_NAMES[state.color] if state.color >= 0 else None
-    return {
-        "round": state.round,
-        "seats": seats,
-        "top": card_html(state.discard[-1]) if state.discard else "—",
-        "color": color,
-        "color_class": COLOR_CLASSES.get(color or "", ""),
-        "direction": "clockwise" if state.direction == 1 else "counterclockwise",
-        "to_act": to_act,
-        "pending": state.pending.type if state.pending is not None else None,
-        "draw_pile": len(state.draw_pile),
-        "discard_pile": len(state.discard),
-        "winner": state.winner if state.winner >= 0 else None,
-        "winner_label": seat_label(seating, state.winner) if state.winner >= 0 else None,
-        "to_act_label": None if to_act is None else seat_label(seating, to_act),
-    }
+        return pages.overview_page(self, request)
