@@ -74,6 +74,11 @@ def games_with_bots(games: QuerySet[Game], *, bots: bool) -> QuerySet[Game]:
     return games.exclude(seats__bot__isnull=False)
 
 
+def with_players(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    """`seats` with their players read in the same query (a seat is named by them)."""
+    return seats.select_related("player")
+
+
 def ids_of(games: QuerySet[Game]) -> list[uuid.UUID]:
     return list(games.values_list("pk", flat=True))
 

@@ -57,7 +57,7 @@ class SeatInline(admin.TabularInline[Seat, Game]):
     show_change_link = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Seat]:
-        return super().get_queryset(request).select_related("player")
+        return selectors.with_players(super().get_queryset(request))
 
     @admin.display(description="who")
     def who(self, seat: Seat) -> str:
