@@ -2,8 +2,9 @@
 a lobby row or an event, with what that reader may not see left out.
 
 Presenters take what selectors and services read and return plain data; they run no
-query of their own (the host of a game is taken from its seating when they sit at
-the table, and read through ``select_related`` otherwise).
+query but one: the host of a game is taken from its seating when they sit at the
+table, else from `game.host`, which the lobby and the live channels load beforehand
+and a game read by id does not (docs/design.md, "Presenters").
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def player_json(player: Player | None) -> SeatedPlayer | None:
 
 
 def host_json(game: Game) -> SeatedPlayer | None:
-    """The host, from the seating when they sit at the table (no query)."""
+    """The host, from the seating when they sit at the table (no query), else from
+    `game.host` (a query, unless the selector loaded it)."""
     return game.seated_host() or player_json(game.host)
 
 

@@ -52,6 +52,42 @@ def game_get(game_id: object) -> Game:
     return game_by_id(parse_game_id(game_id))
 
 
+def game_or_none(game_id: object) -> Game | None:
+    """One game row by an id as typed (the admin's URLs), or None for an id that is
+    malformed or names no game."""
+    try:
+        return Game.objects.filter(pk=uuid.UUID(str(game_id))).first()
+    except ValueError:
+        return None
+
+
+def games_with_id(games: QuerySet[Game], game_id: uuid.UUID) -> QuerySet[Game]:
+    """`games` narrowed to the one with this id (the admin's search by id)."""
+    return games.filter(pk=game_id)
+
+
+def games_with_bots(games: QuerySet[Game], *, bots: bool) -> QuerySet[Game]:
+    """`games` narrowed to those where a bot holds a seat, or (`bots` False) to those
+    of humans only."""
+    if bots:
+        return games.filter(seats__bot__isnull=False).distinct()
+    return games.exclude(seats__bot__isnull=False)
+
+
+def with_players(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    """`seats` with their players read in the same query (a seat is named by them)."""
+    return seats.select_related("player")
+
+
+def ids_of(games: QuerySet[Game]) -> list[uuid.UUID]:
+    return list(games.values_list("pk", flat=True))
+
+
+def abandonment(game: Game) -> Event | None:
+    """The `game_abandoned` event that ended `game`, if one did."""
+    return Event.objects.filter(game=game, type="game_abandoned").order_by("-seq").first()
+
+
 # The seats a player plays, and those a bot holds after their timeouts (which they
 # may resume): what makes them one of a game's players.
 HELD = Q(bot__isnull=True) | Q(timed_out=True)

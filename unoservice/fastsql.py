@@ -409,8 +409,8 @@ def pipelined() -> Iterator[None]:
     trip for writes whose results nobody reads. A statement whose result is read
     (a fetch) waits for the answers before it. Elsewhere, nothing changes.
 
-    `tests/games/test_quick_match_race.py` checks that an error in the block rolls
-    the transaction back, as Django's own error, and leaves the connection usable."""
+    `tests/unoservice/test_fastsql.py` checks that an error in the block leaves as
+    Django's own error, rolls the transaction back and leaves the connection usable."""
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
         yield

@@ -21,7 +21,7 @@ from games.api import openapi_text as text
 from games.api.common import readable
 from games.engine import GameState
 from games.live import access, lobby, sse
-from games.live.hub import Snapshot
+from games.live.channels import Snapshot
 from games.serializers import GAME_ID, INVITE_CODE, StreamTicketOut
 from games.stream_examples import (
     GAME_STREAM_EXAMPLES,

@@ -33,7 +33,8 @@ from django.utils import timezone
 from games import selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Channel, Hub, PlayerChannel, Snapshot, hub, timed_delivery
+from games.live.channels import Channel, PlayerChannel, Snapshot, timed_delivery
+from games.live.hub import Hub, hub
 from games.live.sessions import Session
 from games.live.sse import (
     RETRY_MILLISECONDS,

@@ -20,7 +20,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
-from games.live.hub import Attendance, Channel, Hub, Snapshot, hub, timed_delivery
+from games.live.channels import Channel, Snapshot, timed_delivery
+from games.live.hub import Attendance, Hub, hub
 from games.live.sessions import Session
 from games.models import Event, Game, Visibility
 from games.serializers import MAX_WAIT_SECONDS

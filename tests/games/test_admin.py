@@ -3,12 +3,15 @@ the replay viewer, the overview, and actions that go through the services."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
+import games.admin
 from games.models import Event, Game, GameStatus
 from tests.factories import seat_table
 
@@ -207,3 +210,19 @@ def test_a_games_page_shows_who_is_online_and_how_many_watch(admin_client, host,
     host.get(f"/games/{game.pk}")  # the host was seen just now; the guest was not
     page = admin_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
     assert "Host online; Guest offline; 0 spectators" in page
+
+
+# What would make the admin build a query of its own rather than read through selectors.
+QUERY_BUILDING = {"objects", "filter", "exclude", "values_list", "annotate", "get_or_create"}
+QUERY_BUILDING |= {"aggregate", "select_related", "prefetch_related", "order_by", "raw"}
+
+
+def test_the_admin_builds_no_query_of_its_own_and_reads_through_selectors():
+    admin_package = Path(games.admin.__file__).parent
+    built = [
+        f"{path.name}:{node.lineno} .{node.attr}"
+        for path in sorted(admin_package.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in QUERY_BUILDING
+    ]
+    assert built == []

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from games import selectors
+from games import selectors, services
+from games.models import Game
 from tests.factories import GameFactory, start_game
 from unoservice.errors import InvalidRequest
 
@@ -49,3 +52,25 @@ def test_the_events_between_two_seqs_come_in_order(started_game):
 def test_the_replay_context_stays_within_reach_of_its_event(started_game):
     around = selectors.events_around(started_game, 1, reach=2)
     assert [e.seq for e in around] == [1, 2, 3]
+
+
+def test_the_admins_list_narrows_to_games_with_bots_or_of_humans_only(host, guest):
+    with_bot = start_game(host, "greedy", seed=3)
+    humans = start_game(host, guest, seed=4)
+    games = Game.objects.all()
+    assert list(selectors.games_with_bots(games, bots=True)) == [with_bot]
+    assert list(selectors.games_with_bots(games, bots=False)) == [humans]
+
+
+def test_a_game_typed_as_a_malformed_or_unknown_id_is_none(started_game):
+    assert selectors.game_or_none(str(started_game.pk)) == started_game
+    assert selectors.game_or_none("not-an-id") is None
+    assert selectors.game_or_none(uuid.uuid4()) is None
+
+
+def test_the_abandonment_of_a_game_is_the_event_that_ended_it(started_game):
+    assert selectors.abandonment(started_game) is None
+    services.game_abandon(game_id=started_game.pk, reason="stuck", by="admin")
+    ended = selectors.abandonment(started_game)
+    assert ended is not None
+    assert ended.data["reason"] == "stuck"

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pytest
 import time_machine
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
 from games.models import Event, Game, GameStatus
@@ -474,3 +474,24 @@ def test_rows_updated_each_with_its_own_values_are_stored_as_bulk_update_stores_
     rows[2].mu = 25.0
     Rating.objects.bulk_update(rows, ["mu", "sigma", "ordinal", "games", "updated_at"])
     assert [columns(Rating, r) for r in Rating.objects.order_by("key")][:2] == helper[:2]
+
+
+# -- pipelined -----------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_an_error_in_a_pipelined_block_is_djangos_and_leaves_the_connection_usable() -> None:
+    players = PlayerFactory.create_batch(2)
+
+    def insert_one_twice() -> None:
+        with transaction.atomic(), fastsql.pipelined():
+            fastsql.insert_rows(Rating, ratings_of(players[:1]))
+            fastsql.insert_rows(Rating, ratings_of(players[:1]))  # the same key again
+
+    with pytest.raises(IntegrityError):
+        insert_one_twice()
+    assert Rating.objects.count() == 0
+    with transaction.atomic(), fastsql.pipelined():
+        fastsql.insert_rows(Rating, ratings_of(players))
+    assert Rating.objects.count() == 2

@@ -1,0 +1,101 @@
+"""What the request and response bodies share: the choices and patterns they
+validate against, the path and query parameters of a game, the small shapes
+(a player, a card, the house rules) and the named schema components."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+
+from games.engine import moves
+from games.engine.cards import DECK_SIZE
+from games.engine.state import MAX_PLAYERS, PendingType
+from games.engine.vocabulary import Direction
+from games.invites import ALPHABET, CODE_LENGTH
+from games.models import BotStrategy, GameStatus, Visibility
+
+COLORS = ["red", "yellow", "green", "blue"]
+COLORS = ["red", "yellow", "green", "blue"]
+DIRECTIONS = list(get_args(Direction))
+DIRECTIONS = list(get_args(Direction))
+PENDING_TYPES = list(get_args(PendingType))
+PENDING_TYPES = list(get_args(PendingType))
+BOT_STRATEGIES = BotStrategy.values
+BOT_STRATEGIES = BotStrategy.values
+VISIBILITIES = Visibility.values
+VISIBILITIES = Visibility.values
+INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
+INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
+GAME_STATUSES = GameStatus.values
+GAME_STATUSES = GameStatus.values
+ACTIONS = list(moves.ACTION_NAMES)
+ACTIONS = list(moves.ACTION_NAMES)
+PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
+PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
+CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
+CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
+MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
+MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
+MAX_WAIT_SECONDS = 30  # the longest a long poll waits
+
+
+GAME_ID = OpenApiParameter(
+    "game_id",
+    OpenApiTypes.UUID,
+    OpenApiParameter.PATH,
+    description="the game's id (a malformed one is a game that does not exist: 404)",
+)
+
+
+INVITE_CODE = OpenApiParameter(
+    "code",
+    str,
+    description="a private game's invite code, for a spectator who is not one of its "
+    "players (read as `POST /games/join` reads it); without it, or with a wrong one, a "
+    "private game is 404, and wrong codes are rate limited. Ignored for public games",
+)
+
+
+def component(auto_schema: Any, name: str, schema: dict[str, Any]) -> dict[str, str]:
+    """Register `schema` as the component `name` and refer to it. (Named components keep
+    drf-spectacular's enum naming from merging the different choice sets below.)"""
+    component = ResolvedComponent(
+        name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema
+    )
+    auto_schema.registry.register_on_missing(component)
+    return dict(component.ref)
+
+
+class PlayerRefOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    name = serializers.CharField(min_length=1)
+
+
+class CardOut(serializers.Serializer[Any]):
+    id = serializers.IntegerField(min_value=0, max_value=DECK_SIZE - 1)
+    code = serializers.RegexField(CARD_CODE_PATTERN)
+    color = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    kind = serializers.ChoiceField(
+        choices=["number", "skip", "reverse", "draw_two", "wild", "wild_draw_four"]
+    )
+    number = serializers.IntegerField(min_value=0, max_value=9, allow_null=True)
+
+
+class RulesOut(serializers.Serializer[Any]):
+    stacking = serializers.BooleanField()
+    seven_o = serializers.BooleanField()
+    jump_in = serializers.BooleanField()
+    draw_until_playable = serializers.BooleanField()
+    force_play = serializers.BooleanField()
+
+
+def seat_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=MAX_PLAYERS - 1, **kwargs)
+
+
+def count_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, **kwargs)

@@ -1,0 +1,153 @@
+"""The lobby's bodies: creating a game, quick match, joining by code, adding a bot,
+and a game's summary as the lobby lists it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import OpenApiExample
+from rest_framework import serializers
+
+from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
+from games.invites import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
+from games.models import GameStatus, Visibility
+from games.serializers.common import (
+    BOT_STRATEGIES,
+    MAX_TURN_TIMEOUT,
+    MIN_TURN_TIMEOUT,
+    VISIBILITIES,
+    PlayerRefOut,
+    RulesOut,
+    seat_field,
+)
+from games.services import DEFAULT_BOTS_AFTER, MAX_BOTS_AFTER, MIN_BOTS_AFTER
+from unoservice.fields import (
+    MAX_EXACT_INTEGER,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+
+
+class RulesIn(StrictSerializer):
+    stacking = StrictBooleanField(required=False)
+    seven_o = StrictBooleanField(required=False)
+    jump_in = StrictBooleanField(required=False)
+    draw_until_playable = StrictBooleanField(required=False)
+    force_play = StrictBooleanField(required=False)
+
+
+class GameCreateIn(StrictSerializer):
+    max_players = StrictIntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS, default=4)
+    target_score = StrictIntegerField(min_value=0, max_value=MAX_TARGET_SCORE, default=500)
+    turn_timeout = StrictIntegerField(
+        min_value=MIN_TURN_TIMEOUT, max_value=MAX_TURN_TIMEOUT, allow_null=True, default=None
+    )
+    rules = RulesIn(required=False)
+    seed = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_EXACT_INTEGER,
+        required=False,
+        help_text="fixes the shuffle of every round (staff only, unless the service "
+        "runs with CLIENT_SEEDS on); left out, the service draws one",
+    )
+    visibility = serializers.ChoiceField(
+        choices=VISIBILITIES,
+        default=Visibility.PUBLIC,
+        help_text="private: not listed in the lobby, seen only by its players and "
+        "holders of its invite code",
+    )
+    rated = StrictBooleanField(default=True, help_text="whether the game counts for ratings")
+
+
+class MatchmakingIn(StrictSerializer):
+    max_players = StrictIntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS, default=4)
+    target_score = StrictIntegerField(min_value=0, max_value=MAX_TARGET_SCORE, default=500)
+    rules = RulesIn(required=False)
+    bots_after = StrictIntegerField(
+        min_value=MIN_BOTS_AFTER,
+        max_value=MAX_BOTS_AFTER,
+        allow_null=True,
+        default=DEFAULT_BOTS_AFTER,
+        help_text="seconds after the game's first seat was taken before its empty seats "
+        "go to greedy bots and it starts, when this request creates the game; null: never",
+    )
+
+
+MATCHMAKING_EXAMPLES = [
+    OpenApiExample(
+        "Four seats, 500 points, bots after 30 s",
+        value={"max_players": 4, "target_score": 500, "rules": {}, "bots_after": 30},
+        description="The defaults, spelt out: an empty body asks for the same.",
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Two players, one round, stacking, humans only",
+        value={
+            "max_players": 2,
+            "target_score": 0,
+            "rules": {"stacking": True},
+            "bots_after": None,
+        },
+        description="Waits for a second human however long it takes (until cancelled).",
+        request_only=True,
+    ),
+]
+
+
+class MatchCancelOut(serializers.Serializer[Any]):
+    left = serializers.ListField(
+        child=serializers.UUIDField(),
+        help_text="the waiting quick-match games you left, oldest first",
+    )
+
+
+class JoinByCodeIn(StrictSerializer):
+    code = StrictCharField(
+        max_length=MAX_TYPED_LENGTH,
+        trim_whitespace=False,
+        validators=[
+            RegexValidator(
+                TYPED_PATTERN,
+                f"an invite code is {CODE_LENGTH} characters of {ALPHABET} (in any case; "
+                "spaces and hyphens are left out)",
+            )
+        ],
+        help_text=f"the invite code: {CODE_LENGTH} characters of {ALPHABET}, in any case; "
+        "spaces and hyphens are ignored",
+    )
+
+
+JOIN_BY_CODE_EXAMPLES = [
+    OpenApiExample(
+        "Join by invite code",
+        value={"code": "K7MQ-X2RP"},
+        description="The code as the game's host passed it on; case, spaces and hyphens "
+        "do not matter.",
+        request_only=True,
+    )
+]
+
+
+class BotIn(StrictSerializer):
+    strategy = serializers.ChoiceField(choices=BOT_STRATEGIES)
+
+
+class SummaryPlayerOut(serializers.Serializer[Any]):
+    seat = seat_field()
+    player = PlayerRefOut(allow_null=True)
+    bot = serializers.ChoiceField(choices=BOT_STRATEGIES, allow_null=True)
+
+
+class GameSummaryOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=GameStatus.values)
+    host = PlayerRefOut()
+    players = SummaryPlayerOut(many=True)
+    max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    rules = RulesOut()
+    visibility = serializers.ChoiceField(choices=VISIBILITIES)
+    rated = serializers.BooleanField()
+    created_at = serializers.DateTimeField()

@@ -1,0 +1,126 @@
+"""A game as its reader sees it (seats, the pending decision, their own hand and
+legal moves), and the answer to a move: the new view and the events it caused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
+from games.models import GameStatus
+from games.serializers.common import (
+    BOT_STRATEGIES,
+    COLORS,
+    DIRECTIONS,
+    INVITE_CODE_PATTERN,
+    MAX_TURN_TIMEOUT,
+    MIN_TURN_TIMEOUT,
+    PENDING_TYPES,
+    VISIBILITIES,
+    CardOut,
+    PlayerRefOut,
+    RulesOut,
+    count_field,
+    seat_field,
+)
+from games.serializers.events import EventOut
+from games.serializers.moves import MoveIn
+
+
+class SeatOut(serializers.Serializer[Any]):
+    seat = seat_field()
+    player = PlayerRefOut(allow_null=True)
+    bot = serializers.ChoiceField(choices=BOT_STRATEGIES, allow_null=True)
+    card_count = count_field()
+    score = count_field()
+    said_uno = serializers.BooleanField()
+    timeouts = count_field()
+    online = serializers.BooleanField(
+        help_text="the seat's player has a stream open (of any game) or made a request in "
+        "the last 30 seconds; always true for a bot"
+    )
+
+
+class PendingOut(serializers.Serializer[Any]):
+    type = serializers.ChoiceField(choices=PENDING_TYPES)
+    seat = seat_field()
+    amount = count_field(required=False, help_text="cards at stake (challenge, stack)")
+    accused = seat_field(
+        required=False, help_text="seat that played the Wild Draw Four (challenge)"
+    )
+    card = CardOut(required=False, help_text="the card just drawn, shown to its seat only")
+
+
+class YouOut(serializers.Serializer[Any]):
+    seat = seat_field()
+    hand = CardOut(many=True)
+    legal_moves = MoveIn(
+        many=True,
+        help_text="every move you may send now, each a whole `/moves` body with the "
+        "game's current `version` (add `uno: true` to a play with your second-to-last card)",
+    )
+
+
+class GameViewOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=GameStatus.values)
+    version = serializers.IntegerField(min_value=1)
+    host = PlayerRefOut()
+    max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    target_score = serializers.IntegerField(min_value=0, max_value=MAX_TARGET_SCORE)
+    turn_timeout = serializers.IntegerField(
+        min_value=MIN_TURN_TIMEOUT, max_value=MAX_TURN_TIMEOUT, allow_null=True
+    )
+    rules = RulesOut()
+    visibility = serializers.ChoiceField(choices=VISIBILITIES)
+    rated = serializers.BooleanField()
+    invite_code = serializers.RegexField(
+        INVITE_CODE_PATTERN,
+        allow_null=True,
+        help_text="a private game's invite code, shown to its seated players only; null "
+        "for anyone else and for public games",
+    )
+    created_at = serializers.DateTimeField()
+    seats = SeatOut(many=True)
+    spectators = count_field(
+        help_text="streams open on this game by viewers who hold no seat in it (as of the "
+        "last change of the game, in a stream's view)"
+    )
+    round = serializers.IntegerField(min_value=1, allow_null=True)
+    dealer = seat_field(allow_null=True)
+    current_seat = seat_field(allow_null=True)
+    direction = serializers.ChoiceField(choices=DIRECTIONS, allow_null=True)
+    current_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    top_card = CardOut(allow_null=True)
+    draw_pile_count = count_field(allow_null=True)
+    discard_pile_count = count_field(allow_null=True)
+    pending = PendingOut(allow_null=True)
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    paused_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="while no human sits at the table and a timed-out player may still "
+        "resume: nobody moves until then, and the game is abandoned at this time",
+    )
+    winner = seat_field(allow_null=True)
+    rematch = serializers.UUIDField(
+        allow_null=True,
+        help_text="once the game is over and one of its players asked for the next game "
+        "with the same settings: that game's id; otherwise null",
+    )
+    quick_match = serializers.BooleanField(
+        help_text="whether the game was made by quick match (`POST /matchmaking`), which "
+        "starts it by itself once full"
+    )
+    bots_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="while a quick-match game waits: when its empty seats go to greedy bots "
+        "and it starts; null otherwise, or when it waits for humans only",
+    )
+    last_seq = count_field()
+    you = YouOut(allow_null=True)
+
+
+class MoveResultOut(serializers.Serializer[Any]):
+    game = GameViewOut()
+    events = EventOut(many=True)
