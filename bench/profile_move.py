@@ -82,9 +82,12 @@ class SqlTimer:
         label = sql.split(None, 1)[0].upper()
         if " FOR UPDATE" in sql:
             label += " FOR UPDATE"
-        elif label == "SELECT":
+        elif label == "SELECT" and " FROM " in sql:
             table = sql.split(" FROM ", 1)[1].split(None, 1)[0].strip('"')
             label += f" {table}"
+        elif label == "SELECT":
+            # A call with no table, such as the pg_notify of a seat taken.
+            label += " " + sql.split(None, 2)[1].split("(", 1)[0]
         elif label in ("UPDATE", "INSERT"):
             label += " " + sql.split(None, 3)[2 if label == "INSERT" else 1].strip('"')
         self.statements.append(label)
