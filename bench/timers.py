@@ -105,7 +105,7 @@ def reaction(strategy: str, samples: int, rng: random.Random) -> list[float]:
     from django.db import connection, transaction
 
     from games import bots, services
-    from games.engine import GameState, player_view
+    from games.engine import SEED_BITS, GameState, player_view
     from games.models import Game, GameStatus
     from players.services import player_create
 
@@ -127,7 +127,7 @@ def reaction(strategy: str, samples: int, rng: random.Random) -> list[float]:
 
     def new_game() -> Game:
         game = services.game_create(
-            host=human, max_players=2, target_score=0, seed=rng.getrandbits(62)
+            host=human, max_players=2, target_score=0, seed=rng.getrandbits(SEED_BITS)
         ).game
         services.game_add_bot(game_id=game.pk, player=human, strategy=strategy)
         return services.game_start(game_id=game.pk, player=human).game
@@ -169,6 +169,7 @@ def state_first_move(state: Any) -> Any:
 def timeout_lateness(games: int, *, drop_countdown: bool, rng: random.Random) -> list[float]:
     """Milliseconds from each game's first deadline to its timeout being applied."""
     from games import dispatch, services
+    from games.engine import SEED_BITS
     from games.models import Event, Game
     from players.services import player_create
 
@@ -190,7 +191,7 @@ def timeout_lateness(games: int, *, drop_countdown: bool, rng: random.Random) ->
                 max_players=2,
                 target_score=0,
                 turn_timeout=TIMEOUT_SECONDS,
-                seed=rng.getrandbits(62),
+                seed=rng.getrandbits(SEED_BITS),
             ).game
             services.game_join(game_id=game.pk, player=guest)
             game = services.game_start(game_id=game.pk, player=host).game
