@@ -168,8 +168,9 @@ class Device(models.Model):
 
 
 class NotificationSettings(models.Model):
-    """What a player wants to be told while away (`players.push.KINDS`). A player
-    without a row has the defaults."""
+    """What a player wants to be told while away: a switch per kind of
+    `players.push.KINDS`, its default here. A player without a row has the
+    defaults."""
 
     player = models.OneToOneField(
         Player, primary_key=True, on_delete=models.CASCADE, related_name="notification_settings"

@@ -16,7 +16,7 @@ from django.utils import timezone
 from players.models import Device
 from players.push import devices, dispatch, fcm, preferences, webpush
 from players.push.answers import Answer
-from players.push.notification import Notification
+from players.push.notification import Notification, moment
 from unoservice import metrics
 from unoservice.throttling import FixedWindowThrottle
 
@@ -110,7 +110,7 @@ def attempt(device: Device, notification: Notification, *, number: int) -> bool:
     if answer.outcome == "sent":
         count(notification, channel, "sent")
         if notification.changed_at is not None:
-            since = timezone.now() - dt.datetime.fromisoformat(notification.changed_at)
+            since = timezone.now() - moment(notification.changed_at)
             metrics.NOTIFICATION_DELIVERY_SECONDS.labels(channel).observe(
                 max(since.total_seconds(), 0.0)
             )
@@ -125,7 +125,7 @@ def attempt(device: Device, notification: Notification, *, number: int) -> bool:
         wait = retry_delay(number, answer.retry_after)
         expires = notification.expires_at
         next_try = now + dt.timedelta(seconds=wait)
-        late = expires is not None and next_try >= dt.datetime.fromisoformat(expires)
+        late = expires is not None and next_try >= moment(expires)
         if number < settings.PUSH_MAX_ATTEMPTS and not late:
             count(notification, channel, "retried")
             dispatch.send(

@@ -10,10 +10,14 @@ from typing import Any
 
 # What a player can be told, each one switched on or off in their settings.
 KINDS = ("your_turn", "match_found", "rematch_offered", "game_finished", "seat_taken_over")
-# On for a new player: every kind but the end of a game, which they usually watch.
-DEFAULT_SETTINGS = {kind: kind != "game_finished" for kind in KINDS}
 # Web Push services take 4 KB of payload; a notification is kept well under it.
 MAX_PAYLOAD_BYTES = 3072
+
+
+def moment(text: str) -> dt.datetime:
+    """An ISO 8601 time; one without an offset is UTC, as every time of the service."""
+    when = dt.datetime.fromisoformat(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -64,11 +68,10 @@ class Notification:
         """Seconds the push services keep it for a device that is offline."""
         if self.expires_at is None:
             return default
-        left = (dt.datetime.fromisoformat(self.expires_at) - now).total_seconds()
-        return max(int(left), 0)
+        return max(int((moment(self.expires_at) - now).total_seconds()), 0)
 
     def expired(self, now: dt.datetime) -> bool:
-        return self.expires_at is not None and dt.datetime.fromisoformat(self.expires_at) <= now
+        return self.expires_at is not None and moment(self.expires_at) <= now
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,7 +7,12 @@ import uuid
 from django.db import transaction
 
 from players.models import NotificationSettings, Player
-from players.push.notification import DEFAULT_SETTINGS, KINDS
+from players.push.notification import KINDS
+
+# What a player who never chose is told: the model's defaults (every kind but the end
+# of a game, which players usually watch).
+_FIELDS = {field.name: field for field in NotificationSettings._meta.concrete_fields}
+DEFAULT_SETTINGS: dict[str, bool] = {kind: bool(_FIELDS[kind].default) for kind in KINDS}
 
 
 def settings_json(row: NotificationSettings | None) -> dict[str, bool]:

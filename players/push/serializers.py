@@ -11,7 +11,8 @@ from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer, ex
 from rest_framework import serializers
 
 from players.push import devices
-from players.push.notification import DEFAULT_SETTINGS, KINDS
+from players.push.notification import KINDS
+from players.push.preferences import DEFAULT_SETTINGS
 from unoservice.fields import (
     MAX_EXACT_INTEGER,
     StrictBooleanField,

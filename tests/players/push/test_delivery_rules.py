@@ -5,6 +5,7 @@ Each outcome is counted."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 from typing import Any
@@ -144,3 +145,19 @@ def test_a_notification_of_an_unknown_kind_cannot_be_made():
 
 def test_the_kinds_are_the_settings(host):
     assert set(push.KINDS) == set(preferences.notification_settings(host.player.pk))
+
+
+def test_a_notification_lives_until_it_expires_and_a_time_without_offset_is_utc():
+    note = push.Notification(
+        kind="your_turn",
+        player_id="p",
+        game_id=str(uuid.uuid4()),
+        text="your turn",
+        expires_at="2026-01-01T00:10:00",
+    )
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    assert note.ttl(now=start, default=5) == 600
+    assert not note.expired(start)
+    assert note.expired(start + dt.timedelta(minutes=10))
+    assert note.ttl(now=start + dt.timedelta(hours=1), default=5) == 0
+    assert note.topic == uuid.UUID(note.game_id).hex
