@@ -92,7 +92,7 @@ def test_a_very_long_turn_timeout_is_left_to_the_sweeper(
 ):
     seed = seed_where(2, lambda s: s.to_act == 0)
     with django_capture_on_commit_callbacks(execute=True):
-        game = start_game(host, "greedy", seed=seed, turn_timeout=86400)
+        game = start_game(host, "greedy", seed=seed, turn_timeout=604800)
     assert game.turn_deadline is not None
     assert [t for t in sent_tasks if t.name == dispatch.TURN_TIMEOUT] == []
 
