@@ -78,6 +78,9 @@ SUMMARY_KEYS = {
     "visibility",
     "rated",
     "created_at",
+    "to_act",
+    "your_turn",
+    "turn_deadline",
 }
 RULE_NAMES = {"stacking", "seven_o", "jump_in", "draw_until_playable", "force_play"}
 DEFAULT_RULES = dict.fromkeys(RULE_NAMES, False)
