@@ -14,6 +14,7 @@ from typing import Final, TypedDict
 from django.conf import settings
 from django.db import models
 
+from games.engine import GameState
 from games.fields import OpaqueJSONField
 from players.models import Player
 
@@ -161,6 +162,19 @@ class Game(models.Model):
             if player and player["id"] == host_id:
                 return player.copy()
         return None
+
+    def seat_to_act(self) -> int | None:
+        """The seat whose turn or decision it is while the game runs and is not
+        paused; None otherwise. Public: the view shows it (`current_seat`, and
+        `pending.seat` for a decision)."""
+        if self.status != GameStatus.PLAYING or self.paused_until is not None or not self.state:
+            return None
+        return GameState.from_snapshot(self.state).to_act
+
+    def is_turn_of(self, player: Player | None) -> bool:
+        """Whether `player` holds the seat to act (a seat a bot took over is not theirs)."""
+        seat = self.seat_of(player)
+        return seat is not None and seat == self.seat_to_act()
 
     def human_player_ids(self) -> list[str]:
         return [e["player"]["id"] for e in self.seating if e["bot"] is None and e["player"]]

@@ -132,7 +132,9 @@ def _rematch_json(game: Game) -> str | None:
     return None if game.rematch_id is None else str(game.rematch_id)
 
 
-def game_summary(game: Game) -> dict[str, Any]:
+def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
+    """A lobby row: the game without its table, and whose turn it is (as the view
+    shows it), with whether that is `viewer`'s."""
     return {
         "id": str(game.pk),
         "status": game.status,
@@ -146,6 +148,9 @@ def game_summary(game: Game) -> dict[str, Any]:
         "visibility": game.visibility,
         "rated": results.unrated_now(game) is None,
         "created_at": game.created_at.isoformat(),
+        "to_act": game.seat_to_act(),
+        "your_turn": game.is_turn_of(viewer),
+        "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
     }
 
 

@@ -120,8 +120,9 @@ def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:
     """The lobby and history: every game `viewer` may see listed (the public ones,
     and the private ones among whose players they are: seated, or holding a seat a
     bot took over after their timeouts), newest first, narrowed by the query's
-    `status` and `mine` (the games `viewer` sits in). A filter value that is not one
-    of its choices is an `InvalidRequest` naming the field."""
+    `status`, `mine` (the games `viewer` sits in) and `your_turn` (the running games
+    waiting on `viewer`'s move). A filter value that is not one of its choices is an
+    `InvalidRequest` naming the field."""
     theirs = _seats_held(viewer).filter(game=OuterRef("pk"))
     games = (
         Game.objects.select_related("host")

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,9 @@ def database_url() -> str:
 class CeleryProcesses:
     """A worker and beat on the test database; logs go to files under `folder`."""
 
-    def __init__(self, folder: Path, think_seconds: float) -> None:
+    def __init__(
+        self, folder: Path, think_seconds: float, env: Mapping[str, str] | None = None
+    ) -> None:
         self.folder = folder
         self.env = {
             **os.environ,
@@ -35,6 +37,7 @@ class CeleryProcesses:
             "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
             "BOT_THINK_SECONDS": str(think_seconds),
             "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+            **(env or {}),
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.started = 0
@@ -76,17 +79,21 @@ def purge_broker() -> None:
 
 
 @pytest.fixture
-def celery_processes(tmp_path: Path, settings: Any) -> Iterator[Callable[[float], CeleryProcesses]]:
-    """Start a worker and beat with the given bot think time (the test's own too)."""
+def celery_processes(tmp_path: Path, settings: Any) -> Iterator[Callable[..., CeleryProcesses]]:
+    """Start a worker and beat with the given bot think time (the test's own too),
+    and `env` over the test's environment (beat=False: the worker alone)."""
     running: list[CeleryProcesses] = []
 
-    def start(think_seconds: float = 0.0) -> CeleryProcesses:
+    def start(
+        think_seconds: float = 0.0, *, env: Mapping[str, str] | None = None, beat: bool = True
+    ) -> CeleryProcesses:
         settings.BOT_THINK_SECONDS = think_seconds
         purge_broker()
-        processes = CeleryProcesses(tmp_path, think_seconds)
+        processes = CeleryProcesses(tmp_path, think_seconds, env)
         running.append(processes)
         processes.start_worker()
-        processes.start_beat()
+        if beat:
+            processes.start_beat()
         return processes
 
     yield start

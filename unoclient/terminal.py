@@ -25,8 +25,10 @@ ERASE_LINE = "\r\x1b[K"
 # Save and restore the cursor: the countdown is rewritten at the start of the
 # prompt line without moving what the player has typed after it.
 SAVE_CURSOR, RESTORE_CURSOR = "\x1b7", "\x1b8"
-# Off a terminal the countdown is a line every this many seconds.
+# Off a terminal the countdown is a line every this many seconds, and every hour
+# while more than `LONG_TURN` seconds are left (a turn may last days).
 COUNTDOWN_LINES_EVERY = 10
+LONG_TURN = 1000
 
 
 class Screen(Protocol):
@@ -84,12 +86,15 @@ class Terminal:
             return
         before, self._seconds = self._seconds, seconds
         if self.screen_tty:
-            if before is None or seconds is None:  # the prompt's width changes
-                self._write(f"{ERASE_LINE}{self._prompt_line()}")
+            if before is None or seconds is None or len(_clock(before)) != len(_clock(seconds)):
+                self._write(f"{ERASE_LINE}{self._prompt_line()}")  # the prompt's width changes
             else:
                 self._write(f"{SAVE_CURSOR}\r{_clock(seconds)}{RESTORE_CURSOR}")
-        elif seconds is not None and seconds % COUNTDOWN_LINES_EVERY == 0 and seconds > 0:
-            self._write(f"({seconds} s left)\n")
+        elif seconds is not None and seconds > 0:
+            if seconds < LONG_TURN and seconds % COUNTDOWN_LINES_EVERY == 0:
+                self._write(f"({seconds} s left)\n")
+            elif seconds >= LONG_TURN and seconds % 3600 == 0:
+                self._write(f"({seconds // 3600} h left)\n")
 
     def settle(self, answered: bool) -> None:
         """The prompt is answered or given up: it is no longer the last line."""
@@ -148,7 +153,15 @@ class Terminal:
 
 
 def _clock(seconds: int) -> str:
-    return f"[{seconds:>3}s] "
+    """The time left as the prompt shows it: seconds, then hours and minutes, then
+    days and hours."""
+    if seconds < LONG_TURN:
+        return f"[{seconds:>3}s] "
+    minutes = seconds // 60
+    if minutes < 24 * 60:
+        return f"[{minutes // 60}h{minutes % 60:02d}m] "
+    hours = minutes // 60
+    return f"[{hours // 24}d{hours % 24:02d}h] "
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -25,9 +25,14 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 # server restarted.
 POSTGRES_CONN_MAX_AGE = 60
 
-# Seconds before Redis hands an unacknowledged task to another worker. With
-# acks_late it must exceed the longest task plus the longest ETA/countdown.
+# Seconds before Redis hands a task a worker took but has not acknowledged to a
+# worker again (CELERY_VISIBILITY_TIMEOUT). A worker holds a task with an ETA
+# unacknowledged until it runs, so the timers' countdowns are kept well short of it
+# (games.services.saving.longest_countdown); later deadlines are the sweeper's.
 BROKER_VISIBILITY_TIMEOUT = 3600
+# The most seconds between two looks for such tasks, each a Redis scan: kombu's own
+# default waits up to 100 s past the visibility timeout.
+BROKER_RESTORE_EVERY = 10
 
 
 def _raw(name: str) -> str | None:
@@ -147,13 +152,21 @@ def database_config(url: str | None, var_dir: Path) -> dict[str, Any]:
     return config
 
 
-def broker_config(url: str | None, var_dir: Path) -> tuple[str, str | None, dict[str, Any]]:
+def broker_config(
+    url: str | None, var_dir: Path, *, visibility_timeout: int = BROKER_VISIBILITY_TIMEOUT
+) -> tuple[str, str | None, dict[str, Any]]:
     """Celery broker URL, transport (None: the URL's) and transport options for ``url``.
 
     No URL means the file-system transport of ``unoservice.broker`` under ``broker/``
     in ``var_dir``: it needs no server and, being plain files, is shared by the API,
-    the worker and beat.
+    the worker and beat. Redis hands a task taken but not acknowledged within
+    `visibility_timeout` seconds to a worker again; workers look for such tasks
+    every quarter of it, and at least every `BROKER_RESTORE_EVERY` seconds.
     """
+    if visibility_timeout < 2:
+        raise ImproperlyConfigured(
+            f"CELERY_VISIBILITY_TIMEOUT={visibility_timeout} must be at least 2 (seconds)"
+        )
     if not url:
         root = var_dir / "broker"
         folders = {
@@ -166,11 +179,21 @@ def broker_config(url: str | None, var_dir: Path) -> tuple[str, str | None, dict
             folder.mkdir(parents=True, exist_ok=True)
         seed_exchange_tables(folders["control_folder"])
         options: dict[str, Any] = {key: str(path) for key, path in folders.items()}
-        options["visibility_timeout"] = BROKER_VISIBILITY_TIMEOUT
+        options["visibility_timeout"] = visibility_timeout
         # The directory is polled: every 0.1 s keeps a bot's reply prompt.
         options["polling_interval"] = 0.1
         return "filesystem://localhost//", FILESYSTEM_TRANSPORT, options
-    return url, None, {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+    restore_every = max(1, min(BROKER_RESTORE_EVERY, visibility_timeout // 4))
+    return (
+        url,
+        None,
+        {
+            "visibility_timeout": visibility_timeout,
+            # Every look scans: the interval alone says how often.
+            "unacked_restore_interval": restore_every,
+            "unacked_restore_throttle": 1,
+        },
+    )
 
 
 # kombu's file-system transport with messages written whole (unoservice/broker.py);

@@ -245,7 +245,8 @@ def chosen_bodies_required(result: dict[str, Any], **kwargs: Any) -> dict[str, A
 
 def page_examples(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """A postprocessing hook: the `next` and `previous` links of each list's page read
-    that list's own URL (DRF's defaults read `api.example.org/accounts`)."""
+    that list's own URL (DRF's defaults read `api.example.org/accounts`), in the page's
+    schema and in the examples of whole pages."""
     schemas = result.get("components", {}).get("schemas", {})
     for path, methods in result.get("paths", {}).items():
         answer = methods.get("get", {}).get("responses", {}).get("200", {})
@@ -258,6 +259,11 @@ def page_examples(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             if "next" in links and "previous" in links:
                 links["next"]["example"] = f"{url}?page=3"
                 links["previous"]["example"] = f"{url}?page=1"
+        for media in answer.get("content", {}).values():
+            for example in media.get("examples", {}).values():
+                page = example.get("value")
+                if isinstance(page, dict) and {"next", "previous"} <= page.keys():
+                    page["next"], page["previous"] = f"{url}?page=4", f"{url}?page=2"
     return result
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import django_stubs_ext
 
 from unoservice.env import (
+    BROKER_VISIBILITY_TIMEOUT,
     broker_config,
     cache_config,
     check_secret_key,
@@ -331,9 +332,12 @@ SPECTACULAR_SETTINGS = {
 # --- Celery -----------------------------------------------------------------------
 
 # CELERY_BROKER_URL, e.g. redis://host:6379/0. Unset: kombu's file-system transport
-# under var/broker/, which needs no server.
+# under var/broker/, which needs no server. CELERY_VISIBILITY_TIMEOUT: seconds before
+# Redis delivers again a task taken but not acknowledged (docs/design.md, Timers).
 CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT, CELERY_BROKER_TRANSPORT_OPTIONS = broker_config(
-    os.environ.get("CELERY_BROKER_URL"), VAR_DIR
+    os.environ.get("CELERY_BROKER_URL"),
+    VAR_DIR,
+    visibility_timeout=env_int("CELERY_VISIBILITY_TIMEOUT", BROKER_VISIBILITY_TIMEOUT),
 )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A task is acknowledged after it ran, one at a time per worker process, and handed

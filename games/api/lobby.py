@@ -17,6 +17,7 @@ from games.api.common import seat_action_view, validated, view_response
 from games.models import Game, GameStatus
 from games.serializers import (
     GAME_ID,
+    GAME_LIST_EXAMPLES,
     JOIN_BY_CODE_EXAMPLES,
     MATCHMAKING_EXAMPLES,
     BotIn,
@@ -46,6 +47,12 @@ _LIST_FILTERS = [
         description="only games I sit in",
     ),
     OpenApiParameter(
+        "your_turn",
+        {"anyOf": [{"type": "boolean"}, {"type": "string", "enum": [""]}]},
+        description="only running games in which it is your turn or decision (your move "
+        "waits); false lists as if it were absent",
+    ),
+    OpenApiParameter(
         "page",
         {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["last", ""]}]},
         description="a page number (50 games a page), or 'last'",
@@ -64,16 +71,18 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
     @extend_schema(
         **text.LIST_GAMES,
         parameters=[*_LIST_FILTERS, *COMMON_HEADERS],
+        examples=GAME_LIST_EXAMPLES,
         responses={
             200: GameSummaryOut(many=True),
             **error_responses(400, 401, 404, 429, descriptions=text.LIST_GAMES_ERRORS),
         },
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        games = selectors.game_list(viewer=current_player(request), filters=request.query_params)
+        viewer = current_player(request)
+        games = selectors.game_list(viewer=viewer, filters=request.query_params)
         page = self.paginate_queryset(games)
         assert page is not None
-        results = [presenters.game_summary(game) for game in page]
+        results = [presenters.game_summary(game, viewer) for game in page]
         return self.get_paginated_response(results)
 
     @extend_schema(

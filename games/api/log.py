@@ -82,7 +82,7 @@ class GameLogView(APIView):
         events = selectors.all_events(game)
         return Response(
             {
-                "game": presenters.game_summary(game),
+                "game": presenters.game_summary(game, player),
                 "complete": complete,
                 **replay.seeds_json(game, complete=complete),
                 "events": [

@@ -36,8 +36,12 @@ LIST_GAMES = Described(
     "summaries without cards. Private games are listed only to their players. "
     "`status=waiting` lists the games that still take "
     "players; `mine=true` only those in which you hold a seat (a seat a bot took over "
-    "from you does not count). Any player may list. An empty parameter counts as "
-    "absent; an unknown status or a `mine` other than true, false, 1 or 0 is a 400.",
+    "from you does not count); `your_turn=true` only the running games that wait for "
+    "your move (over days, the games a player comes back to answer). "
+    "Each running game says whose turn it is (`to_act`), whether it is yours "
+    "(`your_turn`) and when it times out (`turn_deadline`). Any player may list. An "
+    "empty parameter counts as absent; an unknown status or a `mine` or `your_turn` "
+    "other than true, false, 1 or 0 is a 400.",
 )
 LIST_GAMES_ERRORS = {404: "not_found: no such page"}
 

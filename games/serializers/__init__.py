@@ -31,6 +31,7 @@ from games.serializers.events import (
     StreamTicketOut,
 )
 from games.serializers.lobby import (
+    GAME_LIST_EXAMPLES,
     JOIN_BY_CODE_EXAMPLES,
     MATCHMAKING_EXAMPLES,
     BotIn,
@@ -73,6 +74,7 @@ __all__ = [
     "DIRECTIONS",
     "EVENT_TYPES",
     "GAME_ID",
+    "GAME_LIST_EXAMPLES",
     "GAME_STATUSES",
     "INVITE_CODE",
     "INVITE_CODE_PATTERN",

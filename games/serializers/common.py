@@ -19,27 +19,17 @@ from games.invites import ALPHABET, CODE_LENGTH
 from games.models import BotStrategy, GameStatus, Visibility
 
 COLORS = ["red", "yellow", "green", "blue"]
-COLORS = ["red", "yellow", "green", "blue"]
-DIRECTIONS = list(get_args(Direction))
 DIRECTIONS = list(get_args(Direction))
 PENDING_TYPES = list(get_args(PendingType))
-PENDING_TYPES = list(get_args(PendingType))
-BOT_STRATEGIES = BotStrategy.values
 BOT_STRATEGIES = BotStrategy.values
 VISIBILITIES = Visibility.values
-VISIBILITIES = Visibility.values
-INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 GAME_STATUSES = GameStatus.values
-GAME_STATUSES = GameStatus.values
-ACTIONS = list(moves.ACTION_NAMES)
 ACTIONS = list(moves.ACTION_NAMES)
 PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
-PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
 CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
-CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
-MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
-MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 86_400
+# A turn may last up to a week: games among friends are played over days.
+MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 604_800
 MAX_WAIT_SECONDS = 30  # the longest a long poll waits
 
 

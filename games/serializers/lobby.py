@@ -151,3 +151,53 @@ class GameSummaryOut(serializers.Serializer[Any]):
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
     created_at = serializers.DateTimeField()
+    to_act = seat_field(
+        allow_null=True,
+        help_text="the seat whose turn or decision it is (the view's `current_seat`, or "
+        "`pending.seat` while a decision waits); null unless the game is playing and not "
+        "paused",
+    )
+    your_turn = serializers.BooleanField(
+        help_text="whether that seat is yours: the game waits for your move"
+    )
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the human to act times out, as in the view; null without a turn "
+        "timer, with a bot to act, paused, or over",
+    )
+
+
+_ANN = {"id": "6f1c2b7e-0d3a-4c59-9b1e-2a7d5c3e8f10", "name": "Ann"}
+_BOB = {"id": "9a4d0c3b-51e2-4b7a-8f6d-0e2c4a1b9d77", "name": "Bob"}
+
+GAME_LIST_EXAMPLES = [
+    OpenApiExample(
+        "A game over days, waiting for your move",
+        value={
+            "id": "c4e2a9d1-7b35-4f08-a6c3-91d0e5b27f44",
+            "status": "playing",
+            "host": _ANN,
+            "players": [
+                {"seat": 0, "player": _ANN, "bot": None},
+                {"seat": 1, "player": _BOB, "bot": None},
+            ],
+            "max_players": 2,
+            "rules": {
+                "stacking": False,
+                "seven_o": False,
+                "jump_in": False,
+                "draw_until_playable": False,
+                "force_play": False,
+            },
+            "visibility": "private",
+            "rated": True,
+            "created_at": "2026-05-11T19:02:44.310000+00:00",
+            "to_act": 1,
+            "your_turn": True,
+            "turn_deadline": "2026-05-17T08:15:03.527000+00:00",
+        },
+        description="As Bob reads `GET /games?mine=true&your_turn=true`: Ann played, "
+        "and Bob has until the deadline (turns of three days) to answer.",
+        response_only=True,
+    )
+]

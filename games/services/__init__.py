@@ -40,7 +40,7 @@ from games.services.matching import (
     match_key,
 )
 from games.services.play import move_apply, ratings_recompute
-from games.services.saving import LONGEST_COUNTDOWN, TIMER_SLACK
+from games.services.saving import TIMER_SLACK, longest_countdown
 from games.services.seating import LAST_PLAYER_LEFT, MAX_OPEN_GAMES
 from games.services.timers import (
     Swept,
@@ -56,7 +56,6 @@ __all__ = [
     "DEFAULT_BOTS_AFTER",
     "INVITE_CODE_ATTEMPTS",
     "LAST_PLAYER_LEFT",
-    "LONGEST_COUNTDOWN",
     "MATCHES",
     "MATCH_CANDIDATES",
     "MAX_BOTS_AFTER",
@@ -79,6 +78,7 @@ __all__ = [
     "game_pause_expire",
     "game_rematch",
     "game_start",
+    "longest_countdown",
     "match_bots_fill",
     "match_cancel",
     "match_find",

@@ -21,9 +21,8 @@ from unoservice import fastsql
 # A countdown task fires this long after the deadline, so that it never finds the
 # deadline a hair in the future and does nothing.
 TIMER_SLACK = dt.timedelta(milliseconds=20)
-# Countdowns beyond this are left to the sweeper: a task held by a worker longer
-# than the broker's visibility timeout would be delivered twice.
-LONGEST_COUNTDOWN = dt.timedelta(minutes=30)
+# The furthest ahead a timer's task is ever due (`longest_countdown`).
+COUNTDOWN_CAP = dt.timedelta(minutes=30)
 # The fields `adopt_state` sets, which a change with a new engine state writes.
 STATE_FIELDS = ("state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at")
 
@@ -110,32 +109,46 @@ def update_game_row(game: Game, fields: Sequence[str], *, seated: Sequence[objec
     fastsql.update_fields(game, [*fields, "version", "last_seq", "updated_at"], also=notification)
 
 
+def longest_countdown() -> dt.timedelta:
+    """The furthest ahead a timer's task is sent to run: half the broker's visibility
+    timeout, and `COUNTDOWN_CAP` at most. A worker holds a task with an ETA
+    unacknowledged until it runs; held past the visibility timeout, Redis would
+    deliver it again. A later deadline is left to the sweeper, which finds it in the
+    game's row (docs/design.md, Timers)."""
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    return min(COUNTDOWN_CAP, dt.timedelta(seconds=visibility / 2))
+
+
 def schedule_tasks(game: Game, state: GameState | None, now: dt.datetime) -> None:
     """On commit, send the tasks the saved game calls for, each for this version: a
     waiting quick-match game's bots at its `bots_at`; for a running game (with its
-    engine `state`), the end of its pause, or its turn timeout and its bots' turn."""
+    engine `state`), the end of its pause, or its turn timeout and its bots' turn.
+    Only those due within `longest_countdown` are sent: the sweeper applies the
+    others, and backs up every one."""
     if game.status == GameStatus.WAITING:
-        if game.bots_at is not None:  # the sweeper is the backstop
-            dispatch.send_on_commit(
-                dispatch.MATCH_BOTS, game.pk, game.version, eta=game.bots_at + TIMER_SLACK
-            )
+        if game.bots_at is not None:
+            _send_timer(dispatch.MATCH_BOTS, game, game.bots_at, now)
         return
     if game.status != GameStatus.PLAYING or state is None:
         return
     if game.paused_until is not None:
-        dispatch.send_on_commit(
-            dispatch.PAUSE_EXPIRY, game.pk, game.version, eta=game.paused_until + TIMER_SLACK
-        )
+        _send_timer(dispatch.PAUSE_EXPIRY, game, game.paused_until, now)
         return
     if game.turn_deadline is not None:
-        eta = game.turn_deadline + TIMER_SLACK
-        if eta - now <= LONGEST_COUNTDOWN:
-            dispatch.send_on_commit(dispatch.TURN_TIMEOUT, game.pk, game.version, eta=eta)
-    if _bots_may_act(game, state):
-        think = settings.BOT_THINK_SECONDS
+        _send_timer(dispatch.TURN_TIMEOUT, game, game.turn_deadline, now)
+    think = settings.BOT_THINK_SECONDS
+    if _bots_may_act(game, state) and think <= longest_countdown().total_seconds():
         dispatch.send_on_commit(
             dispatch.BOT_TURN, game.pk, game.version, countdown=think if think > 0 else None
         )
+
+
+def _send_timer(name: str, game: Game, due: dt.datetime, now: dt.datetime) -> None:
+    """Send `name` for the game's version to run just after `due`, if that is within
+    `longest_countdown` of `now`."""
+    eta = due + TIMER_SLACK
+    if eta - now <= longest_countdown():
+        dispatch.send_on_commit(name, game.pk, game.version, eta=eta)
 
 
 def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:

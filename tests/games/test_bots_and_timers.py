@@ -92,9 +92,21 @@ def test_a_very_long_turn_timeout_is_left_to_the_sweeper(
 ):
     seed = seed_where(2, lambda s: s.to_act == 0)
     with django_capture_on_commit_callbacks(execute=True):
-        game = start_game(host, "greedy", seed=seed, turn_timeout=86400)
+        game = start_game(host, "greedy", seed=seed, turn_timeout=604800)
     assert game.turn_deadline is not None
     assert [t for t in sent_tasks if t.name == dispatch.TURN_TIMEOUT] == []
+
+
+@pytest.mark.parametrize(("turn_timeout", "armed"), [(20, True), (40, False)])
+def test_a_timer_task_is_sent_only_within_half_the_brokers_visibility_timeout(
+    host, sent_tasks, settings, django_capture_on_commit_callbacks, turn_timeout, armed
+):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
+    seed = seed_where(2, lambda s: s.to_act == 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        game = start_game(host, "greedy", seed=seed, turn_timeout=turn_timeout)
+    timers = [t for t in sent_tasks if t.name == dispatch.TURN_TIMEOUT]
+    assert [(t.game_id, t.version) for t in timers] == ([(str(game.pk), game.version)] * armed)
 
 
 def test_a_broker_that_cannot_be_reached_does_not_undo_or_fail_the_move(

@@ -78,6 +78,9 @@ SUMMARY_KEYS = {
     "visibility",
     "rated",
     "created_at",
+    "to_act",
+    "your_turn",
+    "turn_deadline",
 }
 RULE_NAMES = {"stacking", "seven_o", "jump_in", "draw_until_playable", "force_play"}
 DEFAULT_RULES = dict.fromkeys(RULE_NAMES, False)
@@ -191,7 +194,7 @@ def test_rules_left_out_of_a_new_game_are_off(host):
         {"target_score": 0},
         {"target_score": 10000},
         {"turn_timeout": 5},
-        {"turn_timeout": 86400},
+        {"turn_timeout": 604800},
         {"turn_timeout": None},
         {"rules": {}},
         {"seed": 0},
@@ -218,7 +221,7 @@ def test_the_limits_of_every_field_are_accepted(host, body):
         {"turn_timeout": 4},
         {"turn_timeout": 0},
         {"turn_timeout": -60},
-        {"turn_timeout": 86401},
+        {"turn_timeout": 604801},
         {"seed": 2**53},
         {"seed": -1},
         {"seed": 2**63},

@@ -117,6 +117,17 @@ def test_the_pause_arms_its_end_and_nothing_else(
     assert last.eta >= game.paused_until
 
 
+def test_a_pause_longer_than_half_the_visibility_timeout_is_left_to_the_sweeper(
+    host, sent_tasks, settings, django_capture_on_commit_callbacks
+):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 120}
+    game = start_game(host, "greedy", seed=11, turn_timeout=5)
+    with django_capture_on_commit_callbacks(execute=True):
+        game = walk_away(game, 0)
+    assert game.paused_until is not None
+    assert not [t for t in sent_tasks if t.name == dispatch.PAUSE_EXPIRY]
+
+
 def test_a_paused_game_nobody_resumes_is_abandoned_after_five_minutes(host):
     game = abandoned_among_bots(host)
     paused_at = Event.objects.get(game=game, type="game_paused").at

@@ -218,6 +218,15 @@ def test_creating_a_quick_match_arms_the_bots_task_at_bots_at(host, guest, sent_
     assert armed[-1].version == reload(game_id).version  # re-armed for the new version
 
 
+def test_bots_due_beyond_half_the_visibility_timeout_are_left_to_the_sweeper(
+    host, sent_tasks, committed, settings
+):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 40}
+    game_id = committed(ask, host, {"bots_after": 30}).json()["id"]
+    assert reload(game_id).bots_at is not None
+    assert not [t for t in sent_tasks if t.name == dispatch.MATCH_BOTS]
+
+
 def test_no_bots_task_for_a_game_that_waits_for_humans_only(host, sent_tasks, committed):
     committed(ask, host, {"bots_after": None})
     assert not [t for t in sent_tasks if t.name == dispatch.MATCH_BOTS]

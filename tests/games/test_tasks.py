@@ -37,11 +37,22 @@ def test_beat_sweeps_every_two_seconds_and_drops_a_sweep_that_waited_longer():
 
 
 def test_the_broker_keeps_a_task_longer_than_any_countdown_the_services_use():
-    from games.services import LONGEST_COUNTDOWN
+    from games.services import longest_countdown
 
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-    assert visibility > LONGEST_COUNTDOWN.total_seconds()
-    assert visibility > settings.BOT_THINK_SECONDS
+    assert longest_countdown() == dt.timedelta(minutes=30)
+    assert visibility >= 2 * longest_countdown().total_seconds()
+    assert longest_countdown().total_seconds() > settings.BOT_THINK_SECONDS
+
+
+@pytest.mark.parametrize("visibility", [2, 7, 60, 3599, 3600, 86400])
+def test_the_longest_countdown_is_half_the_visibility_timeout_at_most(settings, visibility):
+    from games.services import longest_countdown
+
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": visibility}
+    longest = longest_countdown().total_seconds()
+    assert longest <= visibility / 2
+    assert longest == min(1800, visibility / 2)
 
 
 def test_a_bot_turn_task_moves_the_bot_once(host):

@@ -161,3 +161,39 @@ def test_on_a_terminal_the_countdown_is_redrawn_in_place_and_lines_go_above_the_
         "\r\x1b[KBot 1 (greedy) said UNO!\n[ 29s] Your move [1-3]: "
         "\r\x1b[K"
     )
+
+
+def test_a_turn_of_days_counts_down_in_days_hours_and_minutes_until_the_last_seconds(keys):
+    reader, _ = keys
+    out = Screen()
+    out.tty = True
+    term = Terminal(reader, out)
+    term.prompt("Your move [1-3]: ")
+    term.countdown(3 * 86400)
+    term.countdown(3 * 86400 - 1)
+    term.countdown(5400)
+    term.countdown(999)
+    term.settle(answered=True)
+    assert out.getvalue() == (
+        "\r\x1b[KYour move [1-3]: "
+        "\r\x1b[K[3d00h] Your move [1-3]: "
+        "\x1b7\r[2d23h] \x1b8"
+        "\x1b7\r[1h30m] \x1b8"
+        "\r\x1b[K[999s] Your move [1-3]: "
+    )
+
+
+def test_off_a_terminal_a_turn_of_days_is_a_line_every_hour_then_every_ten_seconds(keys):
+    reader, _ = keys
+    out = Screen()
+    term = Terminal(reader, out)
+    term.prompt("Your move [1-3]: ")
+    for seconds in (259200, 259199, 259190, 255600, 3601, 3600, 1000, 999, 990):
+        term.countdown(seconds)
+    assert out.getvalue().splitlines() == [
+        "Your move [1-3]: ",
+        "(72 h left)",
+        "(71 h left)",
+        "(1 h left)",
+        "(990 s left)",
+    ]

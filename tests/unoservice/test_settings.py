@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Connection, Exchange, Queue
 
+from tests.support import settings_with
 from unoservice.env import (
     BROKER_VISIBILITY_TIMEOUT,
     FILESYSTEM_EXCHANGES,
@@ -160,8 +161,39 @@ def test_a_redis_broker_url_is_used_as_given_with_the_visibility_timeout(tmp_pat
     url, transport, options = broker_config("redis://cache.internal:6379/0", tmp_path / "var")
     assert url == "redis://cache.internal:6379/0"
     assert transport is None
-    assert options == {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+    assert options == {
+        "visibility_timeout": BROKER_VISIBILITY_TIMEOUT,
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
+    }
     assert BROKER_VISIBILITY_TIMEOUT == 3600
+
+
+@pytest.mark.parametrize(("visibility", "restore_every"), [(2, 1), (9, 2), (40, 10), (7200, 10)])
+def test_workers_look_for_unacknowledged_tasks_every_quarter_of_the_visibility_timeout(
+    tmp_path, visibility, restore_every
+):
+    _, _, options = broker_config(
+        "redis://cache.internal:6379/0", tmp_path / "var", visibility_timeout=visibility
+    )
+    assert options["visibility_timeout"] == visibility
+    assert options["unacked_restore_interval"] == restore_every
+
+
+def test_the_visibility_timeout_comes_from_the_environment():
+    env = {
+        **os.environ,
+        "CELERY_BROKER_URL": "redis://cache.internal:6379/0",
+        "CELERY_VISIBILITY_TIMEOUT": "7",
+    }
+    options = settings_with(env, "s.CELERY_BROKER_TRANSPORT_OPTIONS")
+    assert options["visibility_timeout"] == 7
+
+
+@pytest.mark.parametrize("visibility", [1, 0, -5])
+def test_a_visibility_timeout_under_two_seconds_is_refused(tmp_path, visibility):
+    with pytest.raises(ImproperlyConfigured, match="CELERY_VISIBILITY_TIMEOUT"):
+        broker_config("redis://h:6379/0", tmp_path / "var", visibility_timeout=visibility)
 
 
 def test_var_dir_moves_every_development_file_out_of_the_checkout(tmp_path):
