@@ -141,7 +141,9 @@ def _turn_notify(game: Game, seat: int, turn_seq: int, events: Sequence[Event]) 
             )
         )
         return 0
-    push.deliver(_your_turn(game, seat, player_id, _turn_text(game, events)))
+    text = _turn_text(game, events)
+    changed_at = _iso(events[-1].at) if events else None
+    push.deliver(_your_turn(game, seat, player_id, text, changed_at=changed_at))
     return 1
 
 
@@ -258,8 +260,17 @@ def _note(
 
 
 def _your_turn(
-    game: Game, seat: int, player_id: str, text: str, *, reminder: bool = False
+    game: Game,
+    seat: int,
+    player_id: str,
+    text: str,
+    *,
+    changed_at: str | None = None,
+    reminder: bool = False,
 ) -> push.Notification:
+    """`your_turn` for the turn as the game row has it; `changed_at`: when the change
+    that began it was saved, for a push sent for that change (the delivery latency
+    counts from it), None for one sent later."""
     deadline = _iso(game.turn_deadline)
     return push.Notification(
         kind="your_turn",
@@ -270,7 +281,7 @@ def _your_turn(
         deadline=deadline,
         path=game_path(game.pk),
         expires_at=deadline,
-        changed_at=_iso(game.updated_at) if not reminder else None,
+        changed_at=changed_at,
         extra={"reminder": True} if reminder else {},
     )
 

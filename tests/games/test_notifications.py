@@ -16,7 +16,7 @@ from django.utils import timezone
 from games import dispatch, services, tasks
 from games.engine import GameState, Move
 from games.engine.position import build_state, card_in_hand
-from games.models import Game
+from games.models import Event, Game
 from games.notifications import card_in_words
 from players import push
 from tests.factories import finish_game, put_state, reload, seat_table, start_game
@@ -86,6 +86,8 @@ def test_a_player_away_hears_that_their_turn_began_with_what_began_it(
     assert note.deadline == game.turn_deadline.isoformat()
     assert note.expires_at == note.deadline
     assert note.path == f"/play/games/{game.pk}"
+    last = Event.objects.get(game=game, seq=game.last_seq)
+    assert note.changed_at == last.at.isoformat()  # the delivery's latency counts from it
 
 
 def test_nothing_is_sent_to_the_worker_while_notifications_are_off(
