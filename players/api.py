@@ -17,6 +17,7 @@ from players import openapi_text as text
 from players import services, standings
 from players.auth import current_player
 from players.models import Player, Rating
+from players.push import preferences
 from players.serializers import (
     PAGE_PARAMETER,
     LeaderboardEntryOut,
@@ -47,6 +48,7 @@ def player_me_json(player: Player) -> dict[str, Any]:
         "rank": found.rank,
         "provisional": found.provisional,
         "opponents": found.opponents,
+        "notifications": preferences.notification_settings(player.pk),
     }
 
 

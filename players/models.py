@@ -123,3 +123,63 @@ class LeaderboardHiding(models.Model):
     def __str__(self) -> str:
         what = "hidden" if self.hidden else "shown"
         return f"{self.player_id} {what} by {self.by_username} at {self.at:%Y-%m-%d %H:%M}"
+
+
+# -- push notifications (players.push) ----------------------------------------------
+
+
+class DeviceKind(models.TextChoices):
+    WEBPUSH = "webpush", "Web Push"
+    FCM = "fcm", "Firebase Cloud Messaging"
+    # Apple's service straight, for an iOS app without Firebase: kept in the design,
+    # not registered through the API yet (`players.push.devices`).
+    APNS = "apns", "Apple Push Notification service"
+
+
+class Device(models.Model):
+    """Where a player is reached while away: a browser's Web Push subscription, or
+    a phone's token. An address (endpoint or token) belongs to one player at a time:
+    whoever registered it last."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="devices")
+    kind = models.CharField(max_length=8, choices=DeviceKind.choices)
+    # The Web Push endpoint (an https URL of the browser's push service), or the token.
+    address = models.CharField(max_length=2048)
+    # Web Push only: the browser's P-256 public key and auth secret (base64url), which
+    # the payload is encrypted to. Secrets: never answered back.
+    p256dh = models.CharField(max_length=100, blank=True, default="")
+    auth = models.CharField(max_length=50, blank=True, default="")
+    label = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Registered again (the browser renews a subscription; an app its token).
+    updated_at = models.DateTimeField(auto_now=True)
+    # The last time a push service accepted a notification for it.
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "address"], name="device_address_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} device of {self.player_id}"
+
+
+class NotificationSettings(models.Model):
+    """What a player wants to be told while away (`players.push.KINDS`). A player
+    without a row has the defaults."""
+
+    player = models.OneToOneField(
+        Player, primary_key=True, on_delete=models.CASCADE, related_name="notification_settings"
+    )
+    your_turn = models.BooleanField(default=True)
+    match_found = models.BooleanField(default=True)
+    rematch_offered = models.BooleanField(default=True)
+    game_finished = models.BooleanField(default=False)
+    seat_taken_over = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"notifications of {self.player_id}"

@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
 from players import services, standings
+from players.push.serializers import NotificationSettingsOut
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.schema import trimmed_text_pattern
 
@@ -84,6 +85,9 @@ class PlayerMeOut(serializers.Serializer[Any]):
     provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
     opponents = serializers.IntegerField(
         min_value=0, max_value=standings.MIN_OPPONENTS_TO_RANK, help_text=OPPONENTS_HELP
+    )
+    notifications = NotificationSettingsOut(
+        help_text="what the player is notified of while away (PATCH /players/me/notifications)"
     )
 
 

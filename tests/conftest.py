@@ -261,4 +261,7 @@ def sent_tasks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
 # --- A real worker (tests marked ``worker``) --------------------------------------
 
+# --- Push notifications: a local Web Push service and a fake of FCM ------------------
+from tests.fcm_service import fcm_service  # noqa: E402, F401  (registers the fixtures)
+from tests.push_service import push_service, push_tasks, vapid_keys  # noqa: E402, F401
 from tests.workers import celery_processes  # noqa: E402, F401  (registers the fixture)

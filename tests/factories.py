@@ -34,7 +34,7 @@ from games import services
 from games.engine import GameConfig, GameState, Move, Rules, new_game
 from games.engine.position import build_state, card_in_hand
 from games.models import Game, Seat, seating_entry
-from players.models import Player, hash_token
+from players.models import Device, DeviceKind, Player, hash_token
 
 API = "/api/v1"
 
@@ -47,6 +47,18 @@ class PlayerFactory(DjangoModelFactory):  # type: ignore[type-arg]
     name = factory.Sequence(lambda n: f"player{n}")
     token = factory.LazyFunction(lambda: secrets.token_urlsafe(24))
     token_hash = factory.LazyAttribute(lambda o: hash_token(o.token))
+
+
+class DeviceFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """An app's FCM token (a browser's subscription needs real keys: see
+    tests/push_service.py, `PushService.subscription`)."""
+
+    class Meta:
+        model = Device
+
+    player = factory.SubFactory(PlayerFactory)
+    kind = DeviceKind.FCM
+    address = factory.Sequence(lambda n: f"fcm-token-{n}:APA91b{secrets.token_urlsafe(16)}")
 
 
 class GameFactory(DjangoModelFactory):  # type: ignore[type-arg]
@@ -95,6 +107,12 @@ class Persona:
 
     def post(self, path: str, body: Any = None, **headers: str) -> Response:
         return self.client.post(API + path, body, format="json", headers=headers)  # type: ignore[no-any-return]
+
+    def patch(self, path: str, body: Any = None) -> Response:
+        return self.client.patch(API + path, body, format="json")  # type: ignore[no-any-return]
+
+    def delete(self, path: str) -> Response:
+        return self.client.delete(API + path)  # type: ignore[no-any-return]
 
     def move(self, game_id: Any, version: int, /, **move: Any) -> Response:
         """A move at `version`; `move` may be one of `legal_moves` (which names the

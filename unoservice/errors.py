@@ -100,6 +100,10 @@ class TooManyBots(ServiceError):
     status, code = 409, "too_many_bots"
 
 
+class TooManyDevices(ServiceError):
+    status, code = 409, "too_many_devices"
+
+
 class IdempotencyKeyInUse(ServiceError):
     status, code = 409, "idempotency_key_in_use"
 

@@ -174,6 +174,29 @@ SWEPT = Counter(
 )
 
 
+# -- push notifications -------------------------------------------------------------
+
+# From the change to the push service's acceptance: a second when all goes well,
+# minutes when a push service asked to wait, an hour or more when retries run long.
+NOTIFICATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
+
+NOTIFICATIONS = Counter(
+    "uno_notifications",
+    "Notifications to players away from the table, by kind, channel (webpush, fcm, apns;"
+    " none before a device was tried) and outcome (sent; retried: to be tried again;"
+    " gone: the device no longer exists and was deleted; failed; rate_limited; disabled:"
+    " the player turned the kind off; no_device).",
+    ["kind", "channel", "outcome"],
+)
+NOTIFICATION_DELIVERY_SECONDS = Histogram(
+    "uno_notification_delivery_seconds",
+    "From the change that caused a notification to a push service accepting it, by"
+    " channel (retries included).",
+    ["channel"],
+    buckets=NOTIFICATION_BUCKETS,
+)
+
+
 def directory() -> str:
     return os.environ["PROMETHEUS_MULTIPROC_DIR"]
 

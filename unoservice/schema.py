@@ -31,6 +31,7 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "too_many_games",
         "too_many_bots",
         "seat_taken_over",
+        "too_many_devices",
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
@@ -47,7 +48,7 @@ _DESCRIPTIONS = {
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",
     409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use, "
-    "too_many_games, too_many_bots or seat_taken_over",
+    "too_many_games, too_many_bots, seat_taken_over or too_many_devices",
     415: "unsupported_media_type: the body is not application/json",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited: too many requests; wait as many seconds as Retry-After says",
@@ -222,6 +223,23 @@ def defaults_described(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 said = field.get("description", "")
                 field["description"] = f"{said}\n\nDefault: {default}.".lstrip()
         pending |= _refs(schema) - done
+    return result
+
+
+def chosen_bodies_required(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A postprocessing hook: a request body that is one of several shapes (chosen by
+    a discriminator) is required, as a body of one shape with required fields is
+    said to be; drf-spectacular says it only of the latter."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            body = operation.get("requestBody")
+            if not isinstance(body, dict):
+                continue
+            for media in body.get("content", {}).values():
+                names = _refs(media.get("schema", {}))
+                if any("discriminator" in schemas.get(name, {}) for name in names):
+                    body["required"] = True
     return result
 
 

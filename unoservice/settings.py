@@ -255,7 +255,7 @@ CORS_ALLOWED_ORIGIN_REGEXES = (
 CORS_ALLOW_CREDENTIALS = False
 # The API's paths only: the admin, /healthz and /metrics are not for pages elsewhere.
 CORS_URLS_REGEX = r"^/api/"
-CORS_ALLOW_METHODS = ["GET", "HEAD", "POST"]
+CORS_ALLOW_METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE"]
 CORS_ALLOW_HEADERS = [
     "accept",
     "authorization",
@@ -294,6 +294,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.event_schema.inline_event_types",
         "unoservice.schema.defaults_described",
+        "unoservice.schema.chosen_bodies_required",
         "unoservice.schema.page_examples",
     ],
     # The streams' second way in: a browser's EventSource sends a ticket, not a token.
@@ -320,6 +321,10 @@ SPECTACULAR_SETTINGS = {
         "HealthStatus": "unoservice.health.STATUSES",
         "HealthCheckState": "unoservice.health.CHECK_STATES",
         "HealthProcessState": "unoservice.health.PROCESS_STATES",
+        "DeviceKind": "players.push.serializers.DEVICE_KINDS",
+        "WebPushDeviceKind": "players.push.serializers.WEBPUSH_KIND",
+        "FcmDeviceKind": "players.push.serializers.FCM_KIND",
+        "NotificationKind": "players.push.notification.KINDS",
     },
 }
 
@@ -379,6 +384,33 @@ MAX_EXPERT_BOTS_PER_PLAYER = env_int("MAX_EXPERT_BOTS_PER_PLAYER", 9)
 # Whether any player may fix a new game's deal with `seed`. Whoever picks the seed
 # can compute every hand of the game, so outside development only staff may.
 CLIENT_SEEDS = env_bool("CLIENT_SEEDS", default=DEBUG)
+
+# --- Push notifications -----------------------------------------------------------
+
+# Players away from the table are reached on their devices (players.push). Web Push
+# needs a VAPID key pair (`python manage.py vapid_keys` makes one): the public key
+# as browsers take it (the 65-byte uncompressed P-256 point, base64url), the private
+# key as the raw 32-byte scalar (base64url), and a contact for the push services
+# (mailto: or https: URL). Without the keys nothing is sent by Web Push.
+VAPID_PUBLIC_KEY = env_str("VAPID_PUBLIC_KEY", "")
+VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY", "")
+VAPID_SUBJECT = env_str("VAPID_SUBJECT", "")
+# Firebase Cloud Messaging (HTTP v1) for Android and iOS apps: a service account's
+# JSON key file; unset, nothing is sent by FCM. The endpoint may name {project_id}.
+FCM_CREDENTIALS_FILE = env_str("FCM_CREDENTIALS_FILE", "")
+FCM_ENDPOINT = env_str(
+    "FCM_ENDPOINT", "https://fcm.googleapis.com/v1/projects/{project_id}/messages:send"
+)
+# Development and tests: Web Push endpoints on plain http and on local hosts.
+PUSH_ALLOW_HTTP = env_bool("PUSH_ALLOW_HTTP", default=False)
+# Notifications per player and minute, whatever their devices; 0: no limit.
+PUSH_RATE_PER_MINUTE = env_int("PUSH_RATE_PER_MINUTE", 20)
+# Tries of one notification on one device, the first included (429, 5xx, network).
+PUSH_MAX_ATTEMPTS = env_int("PUSH_MAX_ATTEMPTS", 5)
+# Every request to a push service (and for FCM's access token) gives up after this.
+PUSH_TIMEOUT_SECONDS = env_float("PUSH_TIMEOUT_SECONDS", 10.0)
+# How long push services keep a notification that names no expiry of its own.
+PUSH_DEFAULT_TTL = env_int("PUSH_DEFAULT_TTL", 86_400)
 
 # --- Metrics ----------------------------------------------------------------------
 

@@ -137,7 +137,16 @@ def test_me_answers_id_name_zero_stats_and_the_starting_rating_for_a_new_player(
     response = host.get("/players/me")
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert set(body) == {"id", "name", "stats", "rating", "rank", "provisional", "opponents"}
+    assert set(body) == {
+        "id",
+        "name",
+        "stats",
+        "rating",
+        "rank",
+        "provisional",
+        "opponents",
+        "notifications",
+    }
     assert body["id"] == str(host.player.pk)
     assert body["name"] == "Host"
     assert body["stats"] == dict.fromkeys(STATS_KEYS, 0)

@@ -35,6 +35,7 @@ from games.engine.cards import FIRST_WILD_DRAW_FOUR
 from games.models import Game, GameStatus
 from players.models import hash_token
 from tests.factories import Persona, PlayerFactory, make_persona, seat_table, start_game
+from tests.push_service import Receiver
 from unoservice import throttling
 from unoservice.presence import NOBODY
 from unoservice.wsgi import application
@@ -187,6 +188,7 @@ def _aim(case: schemathesis.Case, world: World) -> None:
         # `/events?wait=n` is a long poll, held up to n seconds: no case may sleep.
         case.query = {**query, "wait": 0}
     _aim_at_game(case, world, rng)
+    _aim_at_a_push_service(case, rng)
     headers = dict(case.headers) if isinstance(case.headers, Mapping) else {}
     key = headers.get("Idempotency-Key")
     if isinstance(key, str) and rng.random() < 0.8 and _is_positive(case, HEADER):
@@ -195,6 +197,19 @@ def _aim(case: schemathesis.Case, world: World) -> None:
         request = repr((case.path_parameters, case.body)).encode()
         suffix = f"-{zlib.crc32(request):08x}"
         case.headers = {**headers, "Idempotency-Key": key[: 255 - len(suffix)] + suffix}
+
+
+def _aim_at_a_push_service(case: schemathesis.Case, rng: random.Random) -> None:
+    """A browser subscription the schema lets through is one no browser could make
+    (its key no point of the curve, its endpoint no push service's URL): give it a
+    real one, as a browser would. Negative cases keep theirs."""
+    body = case.body
+    if case.operation.path != "/api/v1/players/me/devices" or case.method != "POST":
+        return
+    if not isinstance(body, dict) or body.get("kind") != "webpush" or not _is_positive(case, BODY):
+        return
+    endpoint = f"https://push.example.com/wpush/{rng.randrange(10**6)}"
+    case.body = {**body, "subscription": Receiver().subscription(endpoint)}
 
 
 def _aim_at_game(case: schemathesis.Case, world: World, rng: random.Random) -> None:
