@@ -23,6 +23,8 @@ PAUSE_EXPIRY = "games.pause_expired"
 MATCH_BOTS = "games.quick_match_bots"
 PURGE_IDEMPOTENCY = "games.purge_idempotency_records"
 PURGE_STREAM_TICKETS = "games.purge_stream_tickets"
+NOTIFY_CHANGE = "games.notify_change"
+NOTIFY_TURN_LATE = "games.notify_turn_late"
 
 
 def send(
@@ -48,3 +50,9 @@ def send_on_commit(
     looked up then, not now, so that tests can replace it."""
     args: list[object] = [str(game_id), version]
     transaction.on_commit(lambda: send(name, args, countdown=countdown, eta=eta), robust=True)
+
+
+def send_args_on_commit(name: str, args: list[object], *, countdown: float | None = None) -> None:
+    """Send `name(*args)` when the current transaction commits (`send_on_commit` for
+    tasks whose arguments are more than a game and its version)."""
+    transaction.on_commit(lambda: send(name, args, countdown=countdown, eta=None), robust=True)

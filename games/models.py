@@ -100,6 +100,9 @@ class Game(models.Model):
     moves = models.PositiveIntegerField(default=0)
     # When the human to act gets the default action (docs/rules.md, timeouts).
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the human to act is reminded of a long turn (a quarter of it left), while
+    # notifications are on; cleared once sent (games.notifications).
+    reminder_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the bot to act is due to move: its think time after the last change. The
     # turn sweeper moves any bot left overdue, e.g. because its task died with a worker.
     bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)

@@ -14,7 +14,7 @@ import uuid
 from celery import shared_task
 from django.conf import settings
 
-from games import dispatch, services
+from games import dispatch, notifications, services
 from games.live import tickets
 from unoservice import metrics
 from unoservice.idempotency.http import purge_expired
@@ -47,6 +47,24 @@ def quick_match_bots(game_id: str, version: int) -> bool:
     return services.match_bots_fill(game_id=uuid.UUID(game_id), version=version) is not None
 
 
+@shared_task(name=dispatch.NOTIFY_CHANGE)
+def notify_change(
+    game_id: str, version: int, first_seq: int, last_seq: int, turn_seat: int | None
+) -> int:
+    """Push what the change to `version` (its events `first_seq`..`last_seq`) calls
+    for to players who are away; `turn_seat`: the human whose turn it began."""
+    return notifications.change_notify(
+        game_id=uuid.UUID(game_id), first_seq=first_seq, last_seq=last_seq, turn_seat=turn_seat
+    )
+
+
+@shared_task(name=dispatch.NOTIFY_TURN_LATE)
+def notify_turn_late(game_id: str, seat: int, turn_seq: int) -> int:
+    """Push `your_turn` to the player of `seat` if the turn that began at `turn_seq` is
+    still theirs and unplayed."""
+    return notifications.turn_late_notify(game_id=uuid.UUID(game_id), seat=seat, turn_seq=turn_seq)
+
+
 @shared_task(name=dispatch.SWEEP)
 def sweep_overdue() -> dict[str, int]:
     """Apply overdue timeouts, move overdue bots, end expired pauses and start the
@@ -60,7 +78,7 @@ def sweep_overdue() -> dict[str, int]:
     if any(swept):
         log.info(
             "sweep: %d timeouts applied, %d overdue bot moves, %d pauses ended,"
-            " %d quick matches started with bots",
+            " %d quick matches started with bots, %d turn reminders sent",
             *swept,
         )
     return swept._asdict()

@@ -227,9 +227,10 @@ def _fresh_cache() -> None:
 class SentTask:
     name: str
     game_id: str
-    version: int
+    version: int  # the second argument: the version of a game's task
     countdown: float | None
     eta: dt.datetime | None
+    args: tuple[object, ...] = ()
 
 
 @pytest.fixture(autouse=True)
@@ -249,9 +250,9 @@ def sent_tasks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     def record(
         name: str, args: list[object], *, countdown: float | None, eta: dt.datetime | None
     ) -> None:
-        game_id, version = args
+        game_id, version = args[:2]
         assert isinstance(version, int)
-        sent.append(SentTask(name, str(game_id), version, countdown, eta))
+        sent.append(SentTask(name, str(game_id), version, countdown, eta, tuple(args)))
 
     monkeypatch.setattr(dispatch, "send", record)
     monkeypatch.setattr(django_settings, "BOT_THINK_SECONDS", 0.0)

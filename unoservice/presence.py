@@ -25,6 +25,14 @@ request pays a write for it.
 
 Reading the presence of a game (`read`) is one ``get_many``: its seated players'
 keys and the game's count key for each slot in use (one per server process).
+
+- **Who follows a game from a stream** (for notifications: a player watching the
+  table needs no push): ``presence:follow:<game>:<player>`` exists while one of the
+  player's streams of that game is open, ``presence:follow:lobby:<player>`` while a
+  lobby stream is. Written when the first such stream of a process opens, deleted
+  when its last one closes, refreshed by the heartbeat for `TTL_SECONDS`; a process
+  that dies stops refreshing and its keys expire. Read by the worker (`follows`),
+  which sees them only when the cache is shared (``CACHE_URL``).
 """
 
 from __future__ import annotations
@@ -64,6 +72,14 @@ NOBODY = Presence()
 
 def player_key(player_id: object) -> str:
     return f"presence:player:{player_id}"
+
+
+# The group of a player's lobby stream, beside games' ids.
+LOBBY = "lobby"
+
+
+def follow_key(group: object, player_id: object) -> str:
+    return f"presence:follow:{group}:{player_id}"
 
 
 def slot_key(slot: int) -> str:
@@ -137,6 +153,17 @@ def read(player_ids: Iterable[str], group: object) -> Presence:
     return Presence(frozenset(p for p in players if player_key(p) in found), max(spectators, 0))
 
 
+def follows(player_id: object, group: object) -> bool:
+    """Whether `player_id` holds a stream of `group` (a game's id, or `LOBBY`) open on
+    some server. An unreachable cache reads as no: a notification too many beats a
+    turn nobody hears of."""
+    try:
+        return cache.get(follow_key(group, player_id)) is not None
+    except Exception:
+        log.warning("presence: the cache cannot be read", exc_info=True)
+        return False
+
+
 # -- publishing a process's streams -------------------------------------------------------
 
 
@@ -184,14 +211,31 @@ class Publisher:
         except Exception:
             log.warning("presence: the cache cannot be written", exc_info=True)
 
-    def heartbeat(self, players: Iterable[str], counts: Mapping[str, int]) -> None:
+    def follow(self, group: str, player_id: str, *, following: bool) -> None:
+        """Publish at once that `player_id` holds (or no longer holds) a stream of
+        `group` here."""
+        try:
+            if following:
+                cache.set(follow_key(group, player_id), 1, TTL_SECONDS)
+            else:
+                cache.delete(follow_key(group, player_id))
+        except Exception:
+            log.warning("presence: the cache cannot be written", exc_info=True)
+
+    def heartbeat(
+        self,
+        players: Iterable[str],
+        counts: Mapping[str, int],
+        follows: Iterable[tuple[str, str]] = (),
+    ) -> None:
         """Refresh everything this process holds: its slot, the keys of the players
-        with a stream open here, the counts of its spectators (one ``set_many``);
-        remove the counts that fell to zero, and learn which slots are in use."""
+        with a stream open here and of what they follow (`follows`: group, player),
+        the counts of its spectators (one ``set_many``); remove the counts that fell
+        to zero, and learn which slots are in use."""
         try:
             slot = self._holding()
             now = time.time()
-            entries: dict[str, object] = {}
+            entries: dict[str, object] = {follow_key(g, p): 1 for g, p in follows}
             for player_id in players:
                 entries[player_key(player_id)] = 1
                 with _written_lock:

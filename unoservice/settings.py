@@ -352,6 +352,9 @@ CELERY_TIMEZONE = TIME_ZONE
 # The backstop of the turn timers: a lost countdown task delays a timeout by at most
 # this much. A sweep that waited longer than one interval for a worker is dropped.
 TURN_SWEEP_SECONDS = env_float("TURN_SWEEP_SECONDS", 2.0)
+# A player watching a game from a stream is pushed their turn only once they have
+# not acted this long into it (games.notifications).
+NOTIFY_AFTER_SECONDS = env_float("NOTIFY_AFTER_SECONDS", 30.0)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-overdue-turns": {
         "task": "games.sweep_overdue",

@@ -64,6 +64,7 @@ from games.live.notify import (
 )
 from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
+from players import push
 from unoservice import presence, stream_caps
 from unoservice.thread_connections import close_thread_connections
 
@@ -118,6 +119,9 @@ class Hub:
         # Presence: the players of the streams open here (id -> streams), and one
         # thread that writes to the cache, in the order things happened.
         self.streaming: Counter[str] = Counter()
+        # What the players of the streams open here follow, (group, player) -> streams,
+        # published only while notifications can be sent (`players.push.enabled`).
+        self.following: Counter[tuple[str, str]] = Counter()
         self.publisher = presence.Publisher()
         self.presence_writer = ThreadPoolExecutor(1, thread_name_prefix="hub-presence")
         # The places of the streams open here under the caps (renewed with presence).
@@ -201,7 +205,8 @@ class Hub:
             channel = self.players[player_id] = PlayerChannel(player_id)
         channel.watchers += 1
         try:
-            yield channel
+            with self.follow(presence.LOBBY, player_id):
+                yield channel
         finally:
             channel.watchers -= 1
             if channel.watchers == 0:
@@ -222,7 +227,7 @@ class Hub:
         the stream counts as a spectator's while `Attendance.spectating` says so."""
         attendance = Attendance(self, channel)
         try:
-            with self.present(player_id):
+            with self.present(player_id), self.follow(str(channel.game_id), player_id):
                 yield attendance
         finally:
             attendance.spectate(False)
@@ -240,6 +245,33 @@ class Hub:
                 self.streaming[player_id] -= 1
                 if self.streaming[player_id] <= 0:
                     del self.streaming[player_id]
+
+    @contextlib.contextmanager
+    def follow(self, group: str, player_id: str | None) -> Iterator[None]:
+        """Publish that `player_id` follows `group` (a game's id, or the lobby) from a
+        stream while the block runs, so that no notification is pushed to them for
+        what the stream shows. Costs nothing while notifications are off."""
+        if player_id is None or not push.enabled():
+            yield
+            return
+        key = (group, player_id)
+        self.following[key] += 1
+        if self.following[key] == 1:
+            self._write_presence(lambda: self.publisher.follow(group, player_id, following=True))
+        try:
+            yield
+        finally:
+            self.following[key] -= 1
+            if self.following[key] <= 0:
+                del self.following[key]
+                self._write_presence(
+                    lambda: self.publisher.follow(group, player_id, following=False)
+                )
+
+    def _write_presence(self, write: Callable[[], None]) -> None:
+        # After the hub stopped, the process withdrew what it published.
+        with contextlib.suppress(RuntimeError):
+            self.presence_writer.submit(write)
 
     @contextlib.contextmanager
     def hold(self, place: stream_caps.Place) -> Iterator[None]:
@@ -266,8 +298,9 @@ class Hub:
             await asyncio.sleep(PRESENCE_HEARTBEAT_SECONDS)
             players = list(self.streaming)
             counts = {str(c.game_id): c.spectators for c in self.channels.values() if c.spectators}
+            follows = list(self.following)
             await asyncio.get_running_loop().run_in_executor(
-                self.presence_writer, self.publisher.heartbeat, players, counts
+                self.presence_writer, self.publisher.heartbeat, players, counts, follows
             )
             places = list(self.places)
             await asyncio.get_running_loop().run_in_executor(

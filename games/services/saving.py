@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from games import dispatch, engine
+from games import dispatch, engine, notifications
 from games.engine import GameState
 from games.live import notify
 from games.models import Event, Game, GameStatus
@@ -24,7 +24,15 @@ TIMER_SLACK = dt.timedelta(milliseconds=20)
 # The furthest ahead a timer's task is ever due (`longest_countdown`).
 COUNTDOWN_CAP = dt.timedelta(minutes=30)
 # The fields `adopt_state` sets, which a change with a new engine state writes.
-STATE_FIELDS = ("state", "turn_deadline", "bot_due_at", "status", "winner", "finished_at")
+STATE_FIELDS = (
+    "state",
+    "turn_deadline",
+    "reminder_at",
+    "bot_due_at",
+    "status",
+    "winner",
+    "finished_at",
+)
 
 
 def commit_change(
@@ -45,14 +53,17 @@ def commit_change(
     before them) written with `last_seq`, `updated_at` and the next version in one
     UPDATE that carries the notification (`update_game_row`; `seated`: players who
     just got a seat), and on commit the tasks the saved game calls for
-    (`schedule_tasks`)."""
+    (`schedule_tasks`), the pushes to away players among them
+    (`notifications.after_change`)."""
     written = list(fields)
     if state is not None:
         adopt_state(game, state, now, turn_changed=turn_changed)
         written = [*STATE_FIELDS, *fields]
+    first_seq = game.last_seq + 1
     events = append_events(game, items, now)
     update_game_row(game, written, seated=seated)
     schedule_tasks(game, state, now)
+    notifications.after_change(game, state, items, turn_changed=turn_changed, first_seq=first_seq)
     return events
 
 
@@ -165,16 +176,19 @@ def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed:
     running = game.status == GameStatus.PLAYING and game.paused_until is None
     seat = state.to_act if running else None
     if seat is None:
-        game.turn_deadline = game.bot_due_at = None
+        game.turn_deadline = game.bot_due_at = game.reminder_at = None
     elif _bot_at(game, seat) is not None:
-        game.turn_deadline = None
+        game.turn_deadline = game.reminder_at = None
         game.bot_due_at = now + dt.timedelta(seconds=settings.BOT_THINK_SECONDS)
     else:
         game.bot_due_at = None
         if game.turn_timeout is None:
-            game.turn_deadline = None
+            game.turn_deadline = game.reminder_at = None
         elif turn_changed or game.turn_deadline is None:
+            # A new deadline, and the reminder that goes with it (a kept deadline
+            # keeps its reminder, or its lack once sent).
             game.turn_deadline = now + dt.timedelta(seconds=game.turn_timeout)
+            game.reminder_at = notifications.reminder_due(game)
 
 
 def _bots_may_act(game: Game, state: GameState) -> bool:

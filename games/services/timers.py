@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from games import bots, engine, selectors
+from games import bots, engine, notifications, selectors
 from games.engine import TIMEOUTS_BEFORE_BOT, GameState, Move
 from games.engine.rng import derive
 from games.engine.vocabulary import GameAbandonedData, GameResumedData, SeatResumedData
@@ -216,12 +216,12 @@ def _abandon(game: Game, now: dt.datetime, reason: str, by: str | None = None) -
     metrics.GAMES_ENDED.labels(GameStatus.ABANDONED, "false").inc()
     game.status = GameStatus.ABANDONED
     game.finished_at = now
-    game.turn_deadline = game.bot_due_at = game.paused_until = None
+    game.turn_deadline = game.bot_due_at = game.paused_until = game.reminder_at = None
     abandoned = GameAbandonedData(reason=reason)
     if by is not None:
         abandoned["by"] = by
     item = engine.Event("game_abandoned", None, abandoned, _round_of(game))
-    fields = ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until"]
+    fields = ["status", "finished_at", "turn_deadline", "bot_due_at", "paused_until", "reminder_at"]
     events = commit_change(game, None, [item], now, fields=fields)
     return Outcome(game, events)
 
@@ -233,13 +233,15 @@ class Swept(NamedTuple):
     bot_moves: int
     pauses_ended: int
     quick_matches_started: int
+    reminders: int
 
 
 def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
     """The backstop of the timers: apply every overdue turn timeout, move every bot
     overdue by more than `bot_grace` (its task was lost), abandon every game
     whose pause ran out, and give bots the empty seats of every quick-match game
-    whose `bots_at` came. Each game is locked with skip_locked in its own
+    whose `bots_at` came, and push the turn reminders that are due
+    (`notifications.reminders_send`). Each game is locked with skip_locked in its own
     transaction. First, the sweep's heartbeat is recorded, in a transaction of its
     own that locks only that row."""
     now = timezone.now()
@@ -260,4 +262,5 @@ def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
         match_bots_fill(game_id=game_id, version=version, skip_locked=True) is not None
         for game_id, version in selectors.overdue_quick_matches(now)
     )
-    return Swept(timeouts, moved, ended, started)
+    reminded = notifications.reminders_send(now)
+    return Swept(timeouts, moved, ended, started, reminded)

@@ -370,14 +370,14 @@ def test_the_third_timeout_in_a_row_hands_the_seat_to_a_bot(host, guest, sent_ta
 def test_the_sweeper_applies_an_overdue_timeout_whose_timer_was_lost(host, guest):
     game = human_to_act_game(host, guest)
     with time_machine.travel(game.turn_deadline + dt.timedelta(seconds=1), tick=False):
-        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (1, 0, 0, 0)
-        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0)
+        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (1, 0, 0, 0, 0)
+        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0, 0)
     assert Event.objects.filter(game=game, type="turn_timed_out").count() == 1
 
 
 def test_the_sweeper_leaves_a_timeout_that_is_not_due(host, guest):
     game = human_to_act_game(host, guest)
-    assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0)
+    assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0, 0)
     assert reload(game).version == game.version
 
 
@@ -385,9 +385,9 @@ def test_the_sweeper_moves_a_bot_whose_turn_was_lost_after_the_grace(host):
     seed = seed_where(2, lambda s: s.to_act == 1)
     game = start_game(host, "greedy", seed=seed)
     grace = dt.timedelta(seconds=2)
-    assert services.sweep_overdue(bot_grace=grace) == (0, 0, 0, 0)  # its task may still come
+    assert services.sweep_overdue(bot_grace=grace) == (0, 0, 0, 0, 0)  # its task may still come
     with time_machine.travel(game.bot_due_at + dt.timedelta(seconds=3), tick=False):
-        assert services.sweep_overdue(bot_grace=grace) == (0, 1, 0, 0)
+        assert services.sweep_overdue(bot_grace=grace) == (0, 1, 0, 0, 0)
     assert reload(game).version == game.version + 1
 
 

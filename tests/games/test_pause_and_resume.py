@@ -99,7 +99,7 @@ def test_nobody_moves_while_a_game_is_paused(host, sent_tasks):
     sent_tasks.clear()
     assert services.bot_act(game_id=game.pk, version=game.version) is None
     with time_machine.travel(game.paused_until - dt.timedelta(seconds=1), tick=False):
-        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0)
+        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 0, 0, 0)
     assert reload(game).version == game.version
     assert sent_tasks == []
 
@@ -149,7 +149,7 @@ def test_a_paused_game_nobody_resumes_is_abandoned_after_five_minutes(host):
 def test_the_sweeper_ends_a_pause_whose_task_was_lost(host):
     game = abandoned_among_bots(host)
     with time_machine.travel(game.paused_until + dt.timedelta(seconds=1), tick=False):
-        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 1, 0)
+        assert services.sweep_overdue(bot_grace=dt.timedelta(seconds=2)) == (0, 0, 1, 0, 0)
     assert reload(game).status == GameStatus.ABANDONED
 
 

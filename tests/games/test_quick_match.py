@@ -284,7 +284,7 @@ def test_a_bots_task_for_a_game_that_started_does_nothing(host, guest, sent_task
 def test_the_sweeper_seats_the_bots_when_the_task_was_lost(host, sent_tasks):
     game_id = ask(host, {"max_players": 3, "bots_after": 5}).json()["id"]
     sent_tasks.clear()  # lost on the way
-    assert services.sweep_overdue(bot_grace=SWEEP_GRACE) == (0, 0, 0, 0)  # not yet due
+    assert services.sweep_overdue(bot_grace=SWEEP_GRACE) == (0, 0, 0, 0, 0)  # not yet due
     with time_machine.travel(timezone.now() + dt.timedelta(seconds=6), tick=False):
         assert services.sweep_overdue(bot_grace=SWEEP_GRACE).quick_matches_started == 1
         game = reload(game_id)
@@ -296,7 +296,7 @@ def test_the_sweeper_seats_the_bots_when_the_task_was_lost(host, sent_tasks):
 def test_a_game_waiting_for_humans_only_is_left_alone_by_the_sweeper(host):
     game_id = ask(host, {"bots_after": None}).json()["id"]
     with time_machine.travel(timezone.now() + dt.timedelta(days=1), tick=False):
-        assert services.sweep_overdue(bot_grace=SWEEP_GRACE) == (0, 0, 0, 0)
+        assert services.sweep_overdue(bot_grace=SWEEP_GRACE) == (0, 0, 0, 0, 0)
     assert reload(game_id).status == "waiting"
 
 

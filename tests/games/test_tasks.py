@@ -98,10 +98,12 @@ def test_the_sweep_task_reports_what_it_applied(host, guest):
             "bot_moves": 0,
             "pauses_ended": 0,
             "quick_matches_started": 0,
+            "reminders": 0,
         }
         assert tasks.sweep_overdue() == {
             "timeouts": 0,
             "bot_moves": 0,
             "pauses_ended": 0,
             "quick_matches_started": 0,
+            "reminders": 0,
         }

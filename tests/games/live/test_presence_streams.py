@@ -94,3 +94,42 @@ def test_a_streams_views_show_presence_as_of_the_games_last_change(
     assert [seat["online"] for seat in changed["seats"]] == [True]  # the host asked
     assert changed["spectators"] == 1
     watching.close()
+
+
+def test_while_notifications_are_on_the_games_and_lobbys_streams_say_who_follows_them(
+    live: LiveServer, host: Persona, guest: Persona, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from players import push
+    from tests.games.live.test_lobby_stream import Lobby
+    from unoservice import presence
+
+    monkeypatch.setattr(push, "enabled", lambda: True)
+    game_id = str(seat_table(host, guest).pk)
+    me = str(guest.player.pk)
+    assert not presence.follows(me, game_id)
+    reader = Reader(live.stream_url(game_id), auth(guest))
+    reader.until_view()
+    wait_until(lambda: presence.follows(me, game_id), "the stream's follow", 5)
+    assert not presence.follows(me, presence.LOBBY)
+    lobby = Lobby(live, auth(guest))
+    wait_until(lambda: presence.follows(me, presence.LOBBY), "the lobby's follow", 5)
+    with time_machine.travel(timezone.now() + dt.timedelta(seconds=60)):  # past the TTL
+        wait_until(lambda: presence.follows(me, game_id), "the heartbeat's refresh", 5)
+    reader.close()
+    wait_until(lambda: not presence.follows(me, game_id), "the stream's closing", 5)
+    assert presence.follows(me, presence.LOBBY)
+    lobby.close()
+    wait_until(lambda: not presence.follows(me, presence.LOBBY), "the lobby's closing", 5)
+
+
+def test_while_notifications_are_off_a_stream_publishes_nothing_of_what_it_follows(
+    live: LiveServer, host: Persona, guest: Persona
+) -> None:
+    from unoservice import presence
+
+    game_id = str(seat_table(host, guest).pk)
+    reader = Reader(live.stream_url(game_id), auth(guest))
+    reader.until_view()
+    assert hub_module.hub().following == {}
+    assert not presence.follows(str(guest.player.pk), game_id)
+    reader.close()
