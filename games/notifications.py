@@ -60,12 +60,14 @@ def after_change(
     *,
     turn_changed: bool,
     first_seq: int,
+    actor: int | None = None,
 ) -> None:
-    """Called by `commit_change` with the locked game as saved: send the worker
+    """Called by `commit_change` with the locked game as saved (`actor`: the seat
+    whose move the change is, None for anything else): send the worker
     `games.notify_change` on commit when the change may concern someone away."""
     if not push.enabled():
         return
-    seat = _turn_begun(game, state, items, turn_changed=turn_changed)
+    seat = _turn_begun(game, state, turn_changed=turn_changed, actor=actor)
     if seat is None and not any(item.type in NEWS for item in items):
         return
     dispatch.send_args_on_commit(
@@ -74,18 +76,17 @@ def after_change(
 
 
 def _turn_begun(
-    game: Game, state: GameState | None, items: Sequence[engine.Event], *, turn_changed: bool
+    game: Game, state: GameState | None, *, turn_changed: bool, actor: int | None
 ) -> int | None:
     """The seat of the human whose turn this change began, if one did: not when they
-    made the change themselves (a drawn card to play or keep is the same turn)."""
+    made the change themselves (a drawn card to play or keep, or a Skip played with
+    two at the table, leaves the turn theirs, and they are there)."""
     if state is None or not turn_changed or game.status != GameStatus.PLAYING:
         return None
     seat = state.to_act
-    if seat is None or game.paused_until is not None or not _human(game.seating[seat]):
+    if seat is None or seat == actor or game.paused_until is not None:
         return None
-    if any(item.seat == seat and item.type != "turn_timed_out" for item in items):
-        return None
-    return seat
+    return seat if _human(game.seating[seat]) else None
 
 
 def reminder_due(game: Game) -> dt.datetime | None:
@@ -289,14 +290,15 @@ def _your_turn(
 def _turn_text(game: Game, events: Sequence[Event]) -> str:
     """What happened just before the turn, in a few words: "Ann played a Wild Draw
     Four: your turn"."""
+    timed_out = next((e for e in events if e.type == "turn_timed_out"), None)
+    if timed_out is not None:  # its default action follows: said as the timeout
+        return f"{_name_at(game, timed_out.seat)} ran out of time: your turn"
     for event in reversed(events):
         who = _name_at(game, event.seat)
         if event.type == "card_played":
             return f"{who} played {card_in_words(int(event.data['card']))}: your turn"
         if event.type == "turn_passed":
             return f"{who} passed: your turn"
-        if event.type == "turn_timed_out":
-            return f"{who} ran out of time: your turn"
         if event.type == "round_started":
             return f"Round {event.round} has begun: your turn"
     return f"Your turn in the game with {_others(game, _human(game.seating[0]) or '')}"
@@ -312,11 +314,12 @@ def card_in_words(card: int) -> str:
 
 
 def _duration_in_words(left: dt.timedelta) -> str:
-    seconds = max(int(left.total_seconds()), 0)
-    hours, minutes = divmod(seconds // 60, 60)
-    if hours >= 48:
-        return f"{hours // 24} days"
-    if hours >= 1:
+    """A span as a reminder says it, to the nearest unit: "18 hours", "2 days"."""
+    minutes = max(round(left.total_seconds() / 60), 0)
+    if minutes >= 48 * 60:
+        return f"{round(minutes / 1440)} days"
+    if minutes >= 60:
+        hours = round(minutes / 60)
         return f"{hours} hour{'s' if hours != 1 else ''}"
     return f"{minutes} minute{'s' if minutes != 1 else ''}"
 

@@ -59,7 +59,13 @@ def _play(game: Game, state: GameState, seat: int, move: Move, *, actor: str) ->
         raise from_engine(error) from None
     turn_changed = _to_act_key(state) != before
     events = commit_play(
-        game, state, engine_events, engine_events, timezone.now(), turn_changed=turn_changed
+        game,
+        state,
+        engine_events,
+        engine_events,
+        timezone.now(),
+        turn_changed=turn_changed,
+        actor=seat,
     )
     metrics.MOVES.labels(move.action, actor).inc()
     return Outcome(game, events, state)
@@ -74,10 +80,12 @@ def commit_play(
     *,
     turn_changed: bool,
     fields: Sequence[str] = (),
+    actor: int | None = None,
 ) -> list[Event]:
     """Save a move or a timeout the engine applied to the locked game (`state`, with
     the `engine_events` it caused; `items`: those and any the service adds), as
-    `commit_change` does, with `fields` and the count of moves. The one end of a game:
+    `commit_change` does, with `fields` and the count of moves (`actor`: the seat
+    whose move it is; None for a timeout). The one end of a game:
     when this play ended it, the seats' ratings are locked first, the clock is read
     again once they are held, and the results are recorded (`results.record`) in the
     same change. Then the players' lifetime totals (`_add_to_player_totals`)."""
@@ -87,7 +95,7 @@ def commit_play(
         now = timezone.now()  # once the ratings' locks are held
         items = [*items, *results.record(game, state, now, ratings)]
     events = commit_change(
-        game, state, items, now, turn_changed=turn_changed, fields=["moves", *fields]
+        game, state, items, now, turn_changed=turn_changed, fields=["moves", *fields], actor=actor
     )
     _add_to_player_totals(game, engine_events)
     return events

@@ -44,6 +44,7 @@ def commit_change(
     fields: Sequence[str] = (),
     turn_changed: bool = False,
     seated: Sequence[object] = (),
+    actor: int | None = None,
 ) -> list[Event]:
     """Save a change to the locked game, in the caller's transaction, and return the
     events it appended. With the engine `state` the change leads to (None: the seats
@@ -54,7 +55,7 @@ def commit_change(
     UPDATE that carries the notification (`update_game_row`; `seated`: players who
     just got a seat), and on commit the tasks the saved game calls for
     (`schedule_tasks`), the pushes to away players among them
-    (`notifications.after_change`)."""
+    (`notifications.after_change`; `actor`: the seat whose move this is, if one's)."""
     written = list(fields)
     if state is not None:
         adopt_state(game, state, now, turn_changed=turn_changed)
@@ -63,7 +64,9 @@ def commit_change(
     events = append_events(game, items, now)
     update_game_row(game, written, seated=seated)
     schedule_tasks(game, state, now)
-    notifications.after_change(game, state, items, turn_changed=turn_changed, first_seq=first_seq)
+    notifications.after_change(
+        game, state, items, turn_changed=turn_changed, first_seq=first_seq, actor=actor
+    )
     return events
 
 

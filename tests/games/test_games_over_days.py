@@ -155,3 +155,36 @@ def test_a_move_before_the_deadline_leaves_nothing_for_the_sweeper(
     for moment in (deadline, deadline + dt.timedelta(seconds=2), deadline + dt.timedelta(days=1)):
         assert table.sweep(moment)["timeouts"] == 0
     assert table.timeouts() == []
+
+
+def test_each_three_day_turn_is_reminded_once_with_a_quarter_left_and_times_out_once(
+    host: Persona, guest: Persona, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With notifications on: the host, who never moves, is reminded once in each of
+    their turns, 54 hours in (18 left); the guest, who moves a day in, never is."""
+    from players import push
+
+    reminded: list[tuple[dt.datetime, push.Notification]] = []
+    monkeypatch.setattr(push, "enabled", lambda: True)
+    monkeypatch.setattr(push, "deliver_on_commit", lambda note: reminded.append((now(), note)))
+    game = human_to_act_game(host, guest, turn_timeout=THREE_DAYS)
+    table = Table(game, humans={1: guest})
+
+    def now() -> dt.datetime:
+        return table.now
+
+    due = dt.timedelta(hours=54)
+    around_the_reminder = [due - dt.timedelta(seconds=1), due, due + dt.timedelta(seconds=1)]
+    turns_began = []
+    for run in range(1, TIMEOUTS_BEFORE_BOT + 1):
+        turns_began.append(table.now)
+        table.sit_out_turn(also_at=[*around_the_reminder, due + dt.timedelta(hours=1)])
+        if run < TIMEOUTS_BEFORE_BOT:
+            table.move_after(dt.timedelta(days=1))
+    assert [at for at, _ in reminded] == [began + due for began in turns_began]
+    assert {(n.kind, n.player_id, n.seat) for _, n in reminded} == {
+        ("your_turn", str(host.player.pk), 0)
+    }
+    assert all(n.extra == {"reminder": True} for _, n in reminded)
+    assert [n.text for _, n in reminded] == ["18 hours left to play your turn"] * 3
+    assert [t.seat for t in table.timeouts()] == [0] * TIMEOUTS_BEFORE_BOT

@@ -239,7 +239,7 @@ def test_a_long_turn_is_reminded_once_when_a_quarter_of_it_is_left(
     [reminder] = [n for n in pushed if n.extra.get("reminder")]
     assert reminder.kind == "your_turn"
     assert reminder.player_id == str(guest.player.pk)
-    assert reminder.text == "5 hours left to play your turn"
+    assert reminder.text == "6 hours left to play your turn"
     assert reload(game).reminder_at is None
 
 
@@ -280,3 +280,41 @@ def test_a_move_the_engine_refuses_sends_nothing(host, guest, pushed, sent_tasks
     with pytest.raises(ServiceError):
         services.move_apply(game_id=game.pk, player=host.player, version=game.version, move=move)
     assert sent_tasks == []
+
+
+def test_a_turn_that_began_when_the_other_players_time_ran_out_is_pushed(
+    host, guest, pushed, sent_tasks, django_capture_on_commit_callbacks
+):
+    game = two_humans_host_to_play(host, guest, turn_timeout=30)
+    late = game.turn_deadline + dt.timedelta(seconds=1)
+    with time_machine.travel(late, tick=False), django_capture_on_commit_callbacks(execute=True):
+        services.turn_timeout_apply(game_id=game.pk, version=game.version)
+    run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
+    [note] = pushed
+    assert (note.kind, note.player_id) == ("your_turn", str(guest.player.pk))
+    assert note.text == f"{host.player.name} ran out of time: your turn"
+
+
+def test_a_challenge_that_fails_hands_the_turn_back_to_the_player_it_was_against(
+    host, guest, pushed, sent_tasks, django_capture_on_commit_callbacks
+):
+    game = start_game(host, guest, seed=1)
+    state = build_state([["W+4", "G7", "B2"], ["R1", "Y2", "Y3"]], top="R9", current=0)
+    game = put_state(game, state)
+    wild = card_in_hand(state, 0, "W+4")
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = host.move(game.pk, game.version, action="play", card=wild, color="green")
+    assert answer.status_code == 200, answer.json()
+    run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
+    assert [(n.player_id, n.text) for n in pushed] == [
+        (str(guest.player.pk), f"{host.player.name} played a Wild Draw Four: your turn")
+    ]
+    pushed.clear()
+    game = reload(game)
+    with django_capture_on_commit_callbacks(execute=True):
+        body = {"version": game.version, "challenge": True}
+        answer = guest.post(f"/games/{game.pk}/challenge", body)
+    assert answer.status_code == 200, answer.json()
+    run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
+    # Ann had no red: Bob draws six and is skipped, and it is Ann's turn again.
+    assert [(n.kind, n.player_id) for n in pushed] == [("your_turn", str(host.player.pk))]
