@@ -12,8 +12,9 @@ itself, to phones and browsers, is `players.push`'s).
     they hold a stream of the game open (`presence.follows`), not now but
     `NOTIFY_AFTER_SECONDS` later (`games.notify_turn_late`), and only if they have
     not acted by then;
-  - ``match_found``, ``rematch_offered``, ``game_finished`` and ``seat_taken_over``
-    to whom the lobby stream would tell, unless they hold a lobby stream.
+  - ``match_found``, ``rematch_offered`` and ``game_finished`` to whom the lobby
+    stream would tell, unless they hold a lobby stream; ``seat_taken_over`` to the
+    player a bot replaced, unless they watch the game from a stream.
 - **Reminders.** A turn of an hour or more (`REMINDER_MIN_TIMEOUT`) gets one more
   ``your_turn`` when a quarter of it is left: the game's ``reminder_at`` is armed
   with its deadline (`reminder_due`), and the sweeper (`reminders_send`) clears it
@@ -44,7 +45,7 @@ from unoservice import presence
 # Turns at least this long get a reminder when a quarter of their time is left.
 REMINDER_MIN_TIMEOUT = 3600
 # What a push of a kind that is not a turn's lives for, unless read sooner.
-KIND_TTL = dt.timedelta(hours=12)
+KIND_TTL = dt.timedelta(days=1)
 
 # The events that may concern someone away, beside a turn that began.
 NEWS = frozenset({"game_started", "game_ended", "rematch_offered", "seat_taken_by_bot"})
@@ -117,7 +118,10 @@ def change_notify(
     )
     handed = 0
     for note in _news(game, events):
-        if not presence.follows(note.player_id, presence.LOBBY):
+        # The lobby stream tells its player the same, but not of a seat taken over,
+        # which only the game's own stream shows.
+        told_by = game.pk if note.kind == "seat_taken_over" else presence.LOBBY
+        if not presence.follows(note.player_id, told_by):
             push.deliver(note)
             handed += 1
     if turn_seat is not None:
