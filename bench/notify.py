@@ -154,7 +154,8 @@ class StreamReader:
 
     def _pump(self) -> None:
         seq, kind = None, None
-        with contextlib.suppress(OSError, ValueError, http.client.HTTPException):
+        # http.client raises AttributeError when `close` pulls the socket from under it.
+        with contextlib.suppress(OSError, ValueError, AttributeError, http.client.HTTPException):
             for raw in self.response:
                 line = raw.decode().rstrip("\n")
                 if line.startswith("id: "):
