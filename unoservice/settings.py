@@ -405,8 +405,22 @@ FCM_CREDENTIALS_FILE = env_str("FCM_CREDENTIALS_FILE", "")
 FCM_ENDPOINT = env_str(
     "FCM_ENDPOINT", "https://fcm.googleapis.com/v1/projects/{project_id}/messages:send"
 )
-# Development and tests: Web Push endpoints on plain http and on local hosts.
+# Development and tests: Web Push endpoints on plain http and on any host.
 PUSH_ALLOW_HTTP = env_bool("PUSH_ALLOW_HTTP", default=False)
+# The push services a Web Push endpoint may name (each host and its subdomains): the
+# worker posts wherever an endpoint points, so never to a host a client picked.
+# Chrome, Edge's older and newer services, Firefox, Safari; Samsung, Opera and
+# Brave use FCM's.
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    [
+        "fcm.googleapis.com",
+        "android.googleapis.com",
+        "notify.windows.com",
+        "push.services.mozilla.com",
+        "push.apple.com",
+    ],
+)
 # Notifications per player and minute, whatever their devices; 0: no limit.
 PUSH_RATE_PER_MINUTE = env_int("PUSH_RATE_PER_MINUTE", 20)
 # Tries of one notification on one device, the first included (429, 5xx, network).

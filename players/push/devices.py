@@ -55,8 +55,8 @@ def decode_base64url(text: str) -> bytes | None:
 
 
 def clean_endpoint(endpoint: str) -> str:
-    """A Web Push endpoint: an https URL of a push service (http, and local hosts,
-    only with PUSH_ALLOW_HTTP, for development and tests)."""
+    """A Web Push endpoint: an https URL of a known push service (PUSH_SERVICE_HOSTS;
+    http, and any host, only with PUSH_ALLOW_HTTP, for development and tests)."""
     field = "subscription.endpoint"
     if not 1 <= len(endpoint) <= MAX_ENDPOINT_LENGTH:
         raise _invalid(field, f"1-{MAX_ENDPOINT_LENGTH} characters")
@@ -78,7 +78,18 @@ def clean_endpoint(endpoint: str) -> str:
         # The worker would post to whatever address it is given: never to its own
         # machine or a literal address, which no push service uses.
         raise _invalid(field, "must be a push service's URL, not a local or numeric host")
+    if not allow_local and not _push_service(host):
+        # Nor to any other host a client names (a service inside the network).
+        raise _invalid(field, "must be the URL of a known push service")
     return endpoint
+
+
+def _push_service(host: str) -> bool:
+    name = host.rstrip(".").lower()
+    return any(
+        name == known or name.endswith("." + known)
+        for known in (entry.lower() for entry in settings.PUSH_SERVICE_HOSTS)
+    )
 
 
 def _local(host: str) -> bool:

@@ -208,7 +208,7 @@ def _aim_at_a_push_service(case: schemathesis.Case, rng: random.Random) -> None:
         return
     if not isinstance(body, dict) or body.get("kind") != "webpush" or not _is_positive(case, BODY):
         return
-    endpoint = f"https://push.example.com/wpush/{rng.randrange(10**6)}"
+    endpoint = f"https://updates.push.services.mozilla.com/wpush/v2/{rng.randrange(10**6)}"
     case.body = {**body, "subscription": Receiver().subscription(endpoint)}
 
 

@@ -255,3 +255,48 @@ FIELDS = st.fixed_dictionaries(
 def test_no_body_whatever_makes_a_500(host, rate_limits_off, body):
     response = host.post("/players/me/devices", body)
     assert response.status_code in (200, 201, 400, 409), response.content
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "https://fcm.googleapis.com/fcm/send/dJ3pF0Y5_QE:APA91b",
+        "https://updates.push.services.mozilla.com/wpush/v2/gAAAAABmZ",
+        "https://wns2-par02p.notify.windows.com/w/?token=BQYAAAD",
+        "https://web.push.apple.com/QOs8mXzJ",
+        "https://FCM.googleapis.com./fcm/send/x",
+    ],
+)
+def test_the_browsers_push_services_are_taken(host, endpoint):
+    assert host.post("/players/me/devices", webpush(endpoint)).status_code == 201
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "https://internal.example.com/push",
+        "https://metadata.google.internal/computeMetadata/v1/",
+        "https://fcm.googleapis.com.attacker.example/x",
+        "https://evilfcm.googleapis.com.example/x",
+        "https://notgoogleapis.com/x",
+    ],
+)
+def test_an_endpoint_on_any_other_host_is_refused_so_the_worker_posts_to_no_host_a_client_picks(
+    host, endpoint
+):
+    error = assert_error(
+        host.post("/players/me/devices", webpush(endpoint)), 400, "invalid_request"
+    )
+    assert error["details"]["fields"] == {
+        "subscription.endpoint": ["must be the URL of a known push service"]
+    }
+    assert not Device.objects.exists()
+
+
+def test_the_operator_chooses_the_push_services(host, settings):
+    settings.PUSH_SERVICE_HOSTS = ["push.example.net"]
+    assert (
+        host.post("/players/me/devices", webpush("https://a.push.example.net/x")).status_code == 201
+    )
+    refused = host.post("/players/me/devices", webpush(ENDPOINT))
+    assert_error(refused, 400, "invalid_request")
