@@ -1,12 +1,12 @@
 """Push notifications end to end: from a move's commit to the push service, beside
 the live stream, and what they add to a move.
 
-    python -m bench.notify [--turns 300] [--json]
+    python -m bench.notify [--turns 300] [--rounds 2] [--json]
 
 Needs PostgreSQL and Redis (``CELERY_BROKER_URL``, and ``CACHE_URL`` or db 9 of the
-broker's Redis as the shared cache). It recreates ``uno_bench_notify`` and runs two
-phases of `--turns` turns each, each on a fresh server (`bench.serve`, production
-settings) and Celery worker:
+broker's Redis as the shared cache). It recreates ``uno_bench_notify`` and runs
+`--rounds` rounds of two phases of `--turns` turns each, each phase on a fresh
+server (`bench.serve`, production settings) and Celery worker:
 
 1. **off**: no VAPID keys, so nothing is pushed (the baseline);
 2. **on**: VAPID keys set, every player has a Web Push subscription at a push
@@ -320,14 +320,26 @@ def _worker_env(running: serve.Server, env: dict[str, str]) -> dict[str, str]:
 
 
 def summary(values: list[float]) -> dict[str, float | None]:
-    def ms(p: float) -> float | None:
-        found = percentile(values, p)
-        return None if found is None else round(found * 1000, 2)
-
-    return {"n": len(values), "p50_ms": ms(50), "p99_ms": ms(99)}
+    """Count, p50 and p99 in milliseconds of `values` in seconds."""
+    return {"n": len(values), "p50_ms": percentile(values, 50), "p99_ms": percentile(values, 99)}
 
 
-def run(turns: int) -> dict[str, Any]:
+def merged(phases: list[Phase]) -> Phase:
+    """The phases of one mode as one: their samples together, their CPU added."""
+    whole = Phase(phases[0].name)
+    for phase in phases:
+        whole.move_latencies += phase.move_latencies
+        whole.stream_latencies += phase.stream_latencies
+        whole.push_latencies += phase.push_latencies
+        whole.pushes_missing += phase.pushes_missing
+        whole.events_missing += phase.events_missing
+        whole.turns_handed_over += phase.turns_handed_over
+        for key, value in phase.cpu.items():
+            whole.cpu[key] = whole.cpu.get(key, 0.0) + value
+    return whole
+
+
+def run(turns: int, rounds: int) -> dict[str, Any]:
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith("redis://"):
         raise SystemExit("bench.notify needs CELERY_BROKER_URL=redis://...")
@@ -341,14 +353,18 @@ def run(turns: int) -> dict[str, Any]:
         "VAPID_PRIVATE_KEY": "",
         "VAPID_PUBLIC_KEY": "",
     }
-    off = play_phase("off", turns, common, None)
+    keys = {**vapid_keys(), "VAPID_SUBJECT": "mailto:bench@example.com"}
+    phases: dict[str, list[Phase]] = {"off": [], "on": []}
     push = PushService()
     try:
-        keys = {**vapid_keys(), "VAPID_SUBJECT": "mailto:bench@example.com"}
-        on = play_phase("on", turns, {**common, **keys}, push)
+        # Alternated, so that the machine's drift weighs on both alike.
+        for _ in range(rounds):
+            phases["off"].append(play_phase("off", turns, common, None))
+            phases["on"].append(play_phase("on", turns, {**common, **keys}, push))
     finally:
         push.close()
-    result: dict[str, Any] = {"turns": turns}
+    off, on = merged(phases["off"]), merged(phases["on"])
+    result: dict[str, Any] = {"turns": turns, "rounds": rounds}
     for phase in (off, on):
         moves = len(phase.move_latencies)
         result[phase.name] = {
@@ -372,7 +388,10 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def report(result: dict[str, Any]) -> str:
-    lines = [f"bench.notify: {result['turns']} turns handed over per phase"]
+    lines = [
+        f"bench.notify: {result['turns']} turns handed over per phase,"
+        f" {result['rounds']} rounds of off then on"
+    ]
     for name in ("off", "on"):
         phase = result[name]
         move, stream = phase["move"], phase["stream"]
@@ -397,9 +416,10 @@ def report(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = run(args.turns)
+    result = run(args.turns, args.rounds)
     print(json.dumps(result) if args.json else report(result))
     missing = result["on"]["pushes_missing"] + result["on"]["events_missing"]
     return 1 if missing else 0
