@@ -28,6 +28,18 @@ CHROMIUM_ARGS = [
 ]
 
 
+# The marks of a browser test against the served service (tests/served.py) with a real
+# worker for the bots.
+SERVED_WITH_A_WORKER = [
+    pytest.mark.browser,
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
+
+
 OPERATOR, OPERATOR_PASSWORD = "operator", "s3cret-pass"
 
 

@@ -23,6 +23,12 @@ DOCS_POLICY = (
     "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; "
     f"{_COMMON}"
 )
+# The web client (/play/): its own scripts and styles only, no inline ones; it talks to
+# the API and its streams on the same origin.
+PLAY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    f"connect-src 'self'; form-action 'none'; {_COMMON}"
+)
 HEADER = "Content-Security-Policy"
 
 

@@ -181,6 +181,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# The web client's scripts and styles (web/), under /static/play/; its page is
+# unoservice.play's.
+STATICFILES_DIRS = [("play", BASE_DIR / "web")]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Deployed (DEBUG off): compressed, with content hashes in the names, built by

@@ -1,14 +1,16 @@
-"""Top-level URLs: the admin, the health check, the metrics and the v1 API with its schema (and,
-only with the BENCH_FLOOR setting on, the load benchmark's floor view)."""
+"""Top-level URLs: the web client (/play/), the admin, the health check, the metrics and
+the v1 API with its schema (and, only with the BENCH_FLOOR setting on, the load
+benchmark's floor view)."""
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import HealthView
 from unoservice.metrics_view import metrics_page
+from unoservice.play import play_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -19,6 +21,8 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SwaggerDocsView.as_view(url_name="schema"), name="docs"),
     path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),
+    # The web client: one page for all of its own paths (/play/games/<id>, ...).
+    re_path(r"^play/(?:.*)$", play_page, name="play"),
 ]
 
 if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts it

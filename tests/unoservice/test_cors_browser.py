@@ -22,18 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.browser import artifacts_dir, chromium, wait_for_true
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir, chromium, wait_for_true
 from tests.served import Client, Served, serving
 from tests.support import ROOT
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = SERVED_WITH_A_WORKER
 
 # Generous for a loaded CI machine: a one-round game against a bot that does not
 # think takes a few seconds.

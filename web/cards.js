@@ -1,0 +1,17 @@
+// A card as the player sees it: its colour, and its number or symbol written on it,
+// so that it reads without telling colours apart.
+import { h } from "./dom.js";
+import { text } from "./text.js";
+
+export function face(card) {
+  return card.kind === "number" ? String(card.number) : text.symbols[card.kind];
+}
+
+export function cardElement(tag, card, props = {}) {
+  const color = card.color || "wild";
+  return h(tag, { ...props, class: `card card-${color} ${props.class || ""}`.trim() },
+    h("span", { class: "card-corner", "aria-hidden": "true" }, face(card)),
+    h("span", { class: "card-face", "aria-hidden": "true" }, face(card)),
+    h("span", { class: "card-color", "aria-hidden": "true" },
+      card.color ? text.colors[card.color] : text.kinds[card.kind]));
+}

@@ -1,0 +1,103 @@
+// The lobby: signing up, and a new game against bots.
+import { ApiError, forgetPlayer, get, player, post, signUp } from "./api.js";
+import { h } from "./dom.js";
+import { text } from "./text.js";
+
+function field(label, control, help) {
+  const id = control.id;
+  return h("div", { class: "field" },
+    h("label", { for: id }, label), control,
+    help ? h("p", { class: "help", id: `${id}-help` }, help) : null);
+}
+
+function signUpForm(main, go) {
+  const name = h("input", { id: "name", name: "name", required: true, maxlength: 32,
+                            autocomplete: "nickname" });
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "panel", "aria-labelledby": "signup-title" },
+    h("h1", { id: "signup-title" }, text.signUpTitle),
+    h("p", {}, text.signUpIntro),
+    field(text.nameLabel, name),
+    h("button", { type: "submit" }, text.signUp), error);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await signUp(name.value.trim());
+      go("/play/");
+    } catch (err) {
+      error.textContent = text.error(err.message);
+    }
+  });
+  main.replaceChildren(form);
+  name.focus();
+}
+
+function newGameForm(go) {
+  const bots = h("select", { id: "bots", name: "bots" },
+    [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n, selected: n === 3 }, n)));
+  const strength = h("select", { id: "strength", name: "strength" },
+    Object.entries(text.strengths).map(([value, label]) =>
+      h("option", { value, selected: value === "greedy" }, label)));
+  const target = h("input", { id: "target", name: "target", type: "number", min: 0,
+                              max: 10000, step: 1, value: 500, "aria-describedby": "target-help" });
+  const rules = Object.entries(text.rules).map(([rule, [label, help]]) =>
+    h("div", { class: "rule" },
+      h("input", { type: "checkbox", id: `rule-${rule}`, name: rule,
+                   "aria-describedby": `rule-${rule}-help` }),
+      h("label", { for: `rule-${rule}` }, label),
+      h("p", { class: "help", id: `rule-${rule}-help` }, help)));
+  const error = h("p", { class: "error", role: "alert" });
+  const submit = h("button", { type: "submit" }, text.create);
+  const form = h("form", { class: "panel", "aria-labelledby": "new-game-title" },
+    h("h2", { id: "new-game-title" }, text.newGameTitle),
+    h("div", { class: "fields" },
+      field(text.botsLabel, bots), field(text.strengthLabel, strength),
+      field(text.targetLabel, target, text.targetHelp)),
+    h("fieldset", {}, h("legend", {}, text.rulesTitle), rules),
+    submit, error);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    error.textContent = text.creating;
+    try {
+      const chosen = Object.fromEntries(
+        Object.keys(text.rules).map((rule) => [rule, form.elements[rule].checked]));
+      const count = Number(bots.value);
+      const game = await post("/games", {
+        max_players: count + 1, target_score: Number(target.value), rules: chosen,
+      });
+      for (let i = 0; i < count; i += 1) {
+        await post(`/games/${game.id}/bots`, { strategy: strength.value });
+      }
+      await post(`/games/${game.id}/start`);
+      go(`/play/games/${game.id}`);
+    } catch (err) {
+      error.textContent = text.error(err.message);
+      submit.disabled = false;
+    }
+  });
+  return form;
+}
+
+export async function showLobby(main, who, go) {
+  if (!player()) {
+    who.replaceChildren();
+    return signUpForm(main, go);
+  }
+  main.replaceChildren(h("p", {}, text.loading));
+  try {
+    const me = await get("/players/me");
+    who.replaceChildren(
+      h("span", {}, text.signedInAs(me.name)),
+      h("button", { type: "button", class: "link", onclick: () => { forgetPlayer(); go("/play/"); } },
+        text.newPlayer));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      forgetPlayer();
+      return signUpForm(main, go);
+    }
+    main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
+    return;
+  }
+  main.replaceChildren(newGameForm(go));
+}

@@ -1,0 +1,73 @@
+// Follows one game live: a ticket, then an EventSource; on a drop a new ticket after
+// a growing pause, resuming after the last seq seen (docs/api.md, "Web clients").
+import { API, player } from "./api.js";
+
+export const EVENT_TYPES = [
+  "player_joined", "player_left", "bot_added", "seat_taken_by_bot", "seat_resumed",
+  "game_started", "round_started", "card_played", "cards_drawn", "turn_passed",
+  "uno_called", "player_skipped", "direction_changed", "color_chosen", "uno_caught",
+  "challenged", "hand_revealed", "hands_swapped", "turn_timed_out", "round_ended",
+  "game_ended", "game_paused", "game_resumed", "game_abandoned", "game_rated",
+  "rematch_offered",
+];
+const FIRST_DELAY = 1000, MOST_DELAY = 30000;
+
+// on.view(view), on.event(event), on.end(end), on.stop(status, error), on.drop().
+// Returns a function that stops following.
+export function follow(gameId, on) {
+  let delay = FIRST_DELAY, lastSeq = null, source = null, timer = null, stopped = false;
+
+  function retry(retryAfter) {
+    if (stopped) return;
+    on.drop();
+    const wait = Math.max(Number(retryAfter) * 1000 || 0, Math.random() * delay);
+    delay = Math.min(delay * 2, MOST_DELAY);
+    timer = setTimeout(open, wait);
+  }
+
+  async function open() {
+    if (stopped) return;
+    let res;
+    try {
+      res = await fetch(`${API}/games/${gameId}/stream-ticket`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${player().token}` },
+      });
+    } catch {
+      return retry();
+    }
+    if (!res.ok) {
+      const body = await res.json().catch(() => null);
+      if ([401, 403, 404].includes(res.status)) return on.stop(res.status, body && body.error);
+      return retry(res.headers.get("Retry-After"));
+    }
+    const { ticket } = await res.json();
+    if (stopped) return;
+    const after = lastSeq === null ? "" : `&after=${lastSeq}`;
+    source = new EventSource(
+      `${API}/games/${gameId}/stream?ticket=${encodeURIComponent(ticket)}${after}`);
+    source.addEventListener("game", (e) => {
+      delay = FIRST_DELAY;
+      lastSeq = Number(e.lastEventId);
+      on.view(JSON.parse(e.data));
+    });
+    for (const type of EVENT_TYPES) {
+      source.addEventListener(type, (e) => on.event(JSON.parse(e.data)));
+    }
+    source.addEventListener("end", (e) => {
+      source.close();
+      on.end(JSON.parse(e.data));
+    });
+    source.onerror = () => {  // a ticket opens one stream: a new one, after a pause
+      source.close();
+      retry();
+    };
+  }
+
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    if (source) source.close();
+  };
+}

@@ -1,0 +1,248 @@
+// A game's table: the seats, the pile, the player's hand and moves, the log, the
+// results; kept up to date from the game's stream.
+import { ApiError, get, post } from "./api.js";
+import { cardElement } from "./cards.js";
+import { choose, h, replace } from "./dom.js";
+import { follow } from "./stream.js";
+import { text } from "./text.js";
+
+const LOG_LINES = 40;
+const COLORS = ["red", "yellow", "green", "blue"];
+
+export function showTable(main, gameId) {
+  const state = {
+    view: null, busy: false, unoArmed: false, log: [], loggedSeq: 0,
+    results: null, end: null, note: "", stopped: null,
+  };
+  const root = h("div", { class: "table", "aria-busy": "true" });
+  main.replaceChildren(root);
+
+  const name = (seat) => {
+    const s = state.view && state.view.seats[seat];
+    if (!s) return `#${seat}`;
+    const base = s.player ? s.player.name : text.botName(s.bot, seat);
+    return state.view.you && state.view.you.seat === seat ? `${base} (${text.you})` : base;
+  };
+
+  function applyView(view) {
+    if (state.view && view.version < state.view.version) return;
+    if (!state.view || view.version !== state.view.version) state.unoArmed = false;
+    state.view = view;
+  }
+
+  function logEvents(events) {
+    for (const event of events) {
+      if (event.seq <= state.loggedSeq) continue;
+      state.loggedSeq = event.seq;
+      if (event.type === "round_ended") {
+        state.results = { round: event.round, seat: event.seat, ...event.data };
+      }
+      const line = text.event[event.type];
+      const said = line && line(name(event.seat), event.data, name);
+      if (said) state.log.push({ seq: event.seq, said });
+    }
+    state.log = state.log.slice(-LOG_LINES);
+  }
+
+  async function refresh() {
+    try {
+      applyView(await get(`/games/${gameId}`));
+    } catch (err) {
+      state.note = text.error(err.message);
+    }
+    render();
+  }
+
+  async function send(move) {
+    if (state.busy) return;
+    const body = { ...move };
+    if (body.action === "play" && state.unoArmed) body.uno = true;
+    state.busy = true;
+    render();
+    try {
+      const answer = await post(`/games/${gameId}/moves`, body);
+      applyView(answer.game);
+      logEvents(answer.events);
+      state.note = "";
+    } catch (err) {
+      // Someone moved first (or the table changed): read it again and decide afresh.
+      if (err instanceof ApiError && err.status === 409) await refresh();
+      else state.note = text.error(err.message);
+    }
+    state.busy = false;
+    render();
+  }
+
+  async function playCard(card, moves) {
+    let chosen = moves;
+    if (moves.some((m) => m.color)) {
+      const color = await choose(text.chooseColor, COLORS
+        .filter((c) => moves.some((m) => m.color === c))
+        .map((c) => ({ label: text.colors[c], value: c, class: `swatch card-${c}` })), text.cancel);
+      if (!color) return;
+      chosen = moves.filter((m) => m.color === color);
+    }
+    if (chosen.length > 1 && chosen.some((m) => m.target !== undefined)) {
+      const target = await choose(text.chooseTarget, chosen.map((m) =>
+        ({ label: name(m.target), value: String(m.target) })), text.cancel);
+      if (target === null) return;
+      chosen = chosen.filter((m) => String(m.target) === target);
+    }
+    send(chosen[0]);
+  }
+
+  async function chooseColor(moves) {
+    const color = await choose(text.chooseColor, moves.map((m) =>
+      ({ label: text.colors[m.color], value: m.color, class: `swatch card-${m.color}` })), text.cancel);
+    if (color) send(moves.find((m) => m.color === color));
+  }
+
+  function seatsList(view) {
+    return h("ol", { class: "seats", "aria-label": text.seats }, view.seats.map((s) => {
+      const turn = view.current_seat === s.seat;
+      const deadline = turn && view.turn_deadline;
+      return h("li", { class: `seat${turn ? " turn" : ""}`, "aria-current": turn ? "true" : null },
+        h("span", { class: "seat-name" }, name(s.seat)),
+        h("span", { class: "seat-cards" }, text.cards(s.card_count)),
+        h("span", { class: "seat-score" }, text.points(s.score)),
+        s.said_uno ? h("span", { class: "badge uno" }, text.saidUno) : null,
+        s.online ? null : h("span", { class: "badge away" }, text.offline),
+        turn ? h("span", { class: "badge turn" }, text.toAct) : null,
+        deadline ? h("span", { class: "countdown", "data-deadline": deadline }) : null);
+    }));
+  }
+
+  function pile(view) {
+    if (!view.top_card) return h("div", { class: "pile" }, h("p", {}, text.waitingToStart));
+    return h("div", { class: "pile", "aria-label": text.pile, role: "group" },
+      cardElement("div", view.top_card, { "aria-label": `${text.pile}: ${text.cardName(view.top_card)}`,
+                                          role: "img" }),
+      h("div", { class: "pile-info" },
+        h("p", { class: `current-color color-${view.current_color || "none"}` },
+          text.currentColor(view.current_color)),
+        h("p", {}, text.drawPile(view.draw_pile_count)),
+        h("p", {}, `${text.round(view.round)} · ${text.direction[view.direction]}`)));
+  }
+
+  function actions(view, legal) {
+    const by = (action) => legal.filter((m) => m.action === action);
+    const button = (key, label, onclick, extra = {}) => h("button", {
+      type: "button", "data-key": key, disabled: state.busy, onclick, ...extra }, label);
+    const drawnCard = view.pending && view.pending.type === "drawn_card" && view.you &&
+      view.pending.seat === view.you.seat;
+    const list = [];
+    for (const m of by("draw")) list.push(button("draw", text.draw, () => send(m)));
+    for (const m of by("pass")) list.push(button("pass", drawnCard ? text.keep : text.pass, () => send(m)));
+    const colors = by("choose_color");
+    if (colors.length) list.push(button("choose-color", text.chooseColor, () => chooseColor(colors)));
+    for (const m of by("challenge")) list.push(button("challenge", text.challenge, () => send(m)));
+    for (const m of by("accept")) list.push(button("accept", text.accept, () => send(m)));
+    const call = by("call_uno")[0];
+    const canArm = view.you && view.you.hand.length === 2 && by("play").length > 0;
+    if (call) list.push(button("uno", text.uno, () => send(call), { class: "uno-button" }));
+    else if (canArm) {
+      list.push(button("uno", state.unoArmed ? text.unoArmed : text.uno, () => {
+        state.unoArmed = !state.unoArmed;
+        render();
+      }, { class: "uno-button", "aria-pressed": state.unoArmed ? "true" : "false",
+           title: text.unoHelp }));
+    }
+    for (const m of by("catch_uno")) {
+      list.push(button(`catch-${m.target}`, text.catchUno(name(m.target)), () => send(m)));
+    }
+    return h("div", { class: "actions", role: "group", "aria-label": text.actions }, list);
+  }
+
+  function hand(view, legal) {
+    if (!view.you) return null;
+    return h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
+      h("h2", { id: "hand-title", class: "visually-hidden" }, text.yourHand),
+      h("ul", { class: "hand" }, view.you.hand.map((card) => {
+        const moves = legal.filter((m) => m.action === "play" && m.card === card.id);
+        const playable = moves.length > 0 && !state.busy;
+        return h("li", {}, cardElement("button", card, {
+          type: "button", "data-key": `card-${card.id}`, "data-card": card.id,
+          class: playable ? "playable" : "dimmed",
+          "aria-disabled": playable ? null : "true",
+          "aria-label": playable ? text.playCard(text.cardName(card)) : text.cannotPlay(text.cardName(card)),
+          onclick: () => { if (playable) playCard(card, moves); },
+        }));
+      })));
+  }
+
+  function status(view) {
+    let said;
+    if (view.status === "waiting") said = text.waitingToStart;
+    else if (view.status !== "playing") said = view.status === "abandoned" ? text.abandoned : text.gameOver;
+    else if (view.you && view.current_seat === view.you.seat) said = text.yourTurn;
+    else said = text.waitingFor(name(view.current_seat));
+    return h("p", { class: "status", role: "status" }, said, state.note ? ` ${state.note}` : "");
+  }
+
+  function results(view) {
+    const over = view.status === "finished" || view.status === "abandoned";
+    if (!state.results && !over) return null;
+    const parts = [];
+    if (over) {
+      parts.push(h("h2", { id: "over-title" }, text.gameOver),
+        h("p", { class: "winner" }, view.winner === null ? text.abandoned : text.winner(name(view.winner))));
+    }
+    const r = state.results;
+    if (r) {
+      parts.push(h("h3", {}, text.resultsTitle(r.round)),
+        h("p", {}, text.roundWinner(name(r.seat), r.points)),
+        h("table", {}, h("caption", { class: "visually-hidden" }, text.scoresTitle),
+          h("tbody", {}, view.seats.map((s) => h("tr", {},
+            h("th", { scope: "row" }, name(s.seat)),
+            h("td", {}, (r.hands && r.hands[String(s.seat)] || []).map(text.cardName).join(", ") ||
+              "—"),
+            h("td", {}, text.points(r.scores[s.seat])))))));
+    }
+    if (over) parts.push(h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby));
+    return h("section", { class: `results${over ? " over" : ""}`, "aria-live": "polite" }, parts);
+  }
+
+  function logList() {
+    return h("section", { class: "log", "aria-labelledby": "log-title" },
+      h("h2", { id: "log-title" }, text.log),
+      h("ol", { role: "log", reversed: true }, state.log.slice().reverse().map((l) => h("li", {}, l.said))));
+  }
+
+  function render() {
+    const view = state.view;
+    if (!view) return;
+    const legal = view.you && view.status === "playing" ? view.you.legal_moves : [];
+    root.setAttribute("aria-busy", state.busy ? "true" : "false");
+    root.dataset.status = view.status;
+    replace(root,
+      status(view),
+      state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
+      seatsList(view),
+      h("div", { class: "middle" }, pile(view), actions(view, legal)),
+      hand(view, legal),
+      results(view),
+      logList());
+    tick();
+  }
+
+  function tick() {
+    for (const el of root.querySelectorAll("[data-deadline]")) {
+      const left = Math.max(0, Math.round((Date.parse(el.dataset.deadline) - Date.now()) / 1000));
+      el.textContent = text.secondsLeft(left);
+    }
+  }
+  const clock = setInterval(tick, 1000);
+
+  const stop = follow(gameId, {
+    view(view) { state.note = ""; applyView(view); render(); },
+    event(event) { logEvents([event]); },
+    end(end) { state.end = end; if (state.view.status === "playing") refresh(); else render(); },
+    stop(status, error) {
+      state.stopped = { status, error };
+      if (!state.view) main.replaceChildren(h("p", { class: "error", role: "alert" }, text.notFound));
+      else render();
+    },
+    drop() { state.note = text.reconnecting; render(); },
+  });
+  return () => { stop(); clearInterval(clock); };
+}
