@@ -46,13 +46,15 @@ function newGameForm(go) {
                    "aria-describedby": `rule-${rule}-help` }),
       h("label", { for: `rule-${rule}` }, label),
       h("p", { class: "help", id: `rule-${rule}-help` }, help)));
+  const timeout = h("select", { id: "timeout", name: "timeout" },
+    Object.entries(text.timeouts).map(([value, label]) => h("option", { value }, label)));
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit" }, text.create);
   const form = h("form", { class: "panel", "aria-labelledby": "new-game-title" },
     h("h2", { id: "new-game-title" }, text.newGameTitle),
     h("div", { class: "fields" },
       field(text.botsLabel, bots), field(text.strengthLabel, strength),
-      field(text.targetLabel, target, text.targetHelp)),
+      field(text.targetLabel, target, text.targetHelp), field(text.timeoutLabel, timeout)),
     h("fieldset", {}, h("legend", {}, text.rulesTitle), rules),
     submit, error);
   form.addEventListener("submit", async (e) => {
@@ -65,6 +67,7 @@ function newGameForm(go) {
       const count = Number(bots.value);
       const game = await post("/games", {
         max_players: count + 1, target_score: Number(target.value), rules: chosen,
+        turn_timeout: timeout.value ? Number(timeout.value) : null,
       });
       for (let i = 0; i < count; i += 1) {
         await post(`/games/${game.id}/bots`, { strategy: strength.value });
@@ -99,5 +102,25 @@ export async function showLobby(main, who, go) {
     main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
     return;
   }
-  main.replaceChildren(newGameForm(go));
+  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), await yourGames()));
+}
+
+// The games the player sits in that are not over, to go back to.
+async function yourGames() {
+  let games = [];
+  try {
+    for (const status of ["playing", "waiting"]) {
+      games = games.concat((await get(`/games?mine=true&status=${status}`)).results);
+    }
+  } catch {
+    return null;
+  }
+  const players = (g) => g.players.map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat)))
+    .join(", ");
+  return h("section", { class: "panel", "aria-labelledby": "your-games-title" },
+    h("h2", { id: "your-games-title" }, text.yourGames),
+    games.length === 0 ? h("p", { class: "games-empty" }, text.noGames) : h("ul", { class: "games" }, games.map((g) =>
+      h("li", {}, h("span", {}, text.gameLine(g, players(g))),
+        h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
+                 "aria-label": `${text.openGame}: ${players(g)}` }, text.openGame)))));
 }

@@ -1,6 +1,6 @@
 // A game's table: the seats, the pile, the player's hand and moves, the log, the
 // results; kept up to date from the game's stream.
-import { ApiError, get, post } from "./api.js";
+import { ApiError, get, player, post } from "./api.js";
 import { cardElement } from "./cards.js";
 import { choose, h, replace } from "./dom.js";
 import { follow } from "./stream.js";
@@ -202,10 +202,33 @@ export function showTable(main, gameId) {
     return h("section", { class: `results${over ? " over" : ""}`, "aria-live": "polite" }, parts);
   }
 
+  // A seat a bot took after the player's turns ran out: theirs to take back.
+  function resumeOffer(view) {
+    const me = player();
+    const mine = view.status === "playing" && !view.you && me &&
+      view.seats.find((s) => s.player && s.player.id === me.id && s.bot);
+    if (!mine) return null;
+    return h("div", { class: "notice" }, h("p", {}, text.botHasSeat),
+      h("button", { type: "button", "data-key": "resume", disabled: state.busy, onclick: resume },
+        text.resume));
+  }
+
+  async function resume() {
+    state.busy = true;
+    render();
+    try {
+      applyView(await post(`/games/${gameId}/resume`));
+    } catch (err) {
+      state.note = text.error(err.message);
+    }
+    state.busy = false;
+    render();
+  }
+
   function logList() {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
       h("h2", { id: "log-title" }, text.log),
-      h("ol", { role: "log", reversed: true }, state.log.slice().reverse().map((l) => h("li", {}, l.said))));
+      h("ol", { role: "log" }, state.log.slice().reverse().map((l) => h("li", {}, l.said))));
   }
 
   function render() {
@@ -214,13 +237,16 @@ export function showTable(main, gameId) {
     const legal = view.you && view.status === "playing" ? view.you.legal_moves : [];
     root.setAttribute("aria-busy", state.busy ? "true" : "false");
     root.dataset.status = view.status;
+    const over = view.status === "finished" || view.status === "abandoned";
     replace(root,
       status(view),
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
+      resumeOffer(view),
+      over ? results(view) : null,
       seatsList(view),
       h("div", { class: "middle" }, pile(view), actions(view, legal)),
       hand(view, legal),
-      results(view),
+      over ? null : results(view),
       logList());
     tick();
   }
@@ -236,7 +262,11 @@ export function showTable(main, gameId) {
   const stop = follow(gameId, {
     view(view) { state.note = ""; applyView(view); render(); },
     event(event) { logEvents([event]); },
-    end(end) { state.end = end; if (state.view.status === "playing") refresh(); else render(); },
+    end(end) {
+      state.end = end;
+      if (!state.view || state.view.status === "playing") refresh();
+      else render();
+    },
     stop(status, error) {
       state.stopped = { status, error };
       if (!state.view) main.replaceChildren(h("p", { class: "error", role: "alert" }, text.notFound));

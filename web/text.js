@@ -22,7 +22,17 @@ export const text = {
     draw_until_playable: ["Draw until playable", "Drawing goes on until a card can be played."],
     force_play: ["Force play", "A drawn card that can be played must be played."],
   },
+  timeoutLabel: "Time per turn",
+  timeouts: { "": "No limit", 30: "30 seconds", 60: "1 minute", 300: "5 minutes" },
   create: "Create and start",
+  yourGames: "Your games",
+  noGames: "You are in no game yet.",
+  gameLine: (g, players) => `${players} · ${text.statuses[g.status]}` +
+    (g.your_turn ? ` · ${text.yourTurn}` : ""),
+  statuses: { waiting: "waiting", playing: "playing", finished: "over", abandoned: "abandoned" },
+  openGame: "Open",
+  resume: "Take my seat back",
+  botHasSeat: "A bot plays your seat after your turns ran out.",
   creating: "Setting up the table…",
   backToLobby: "Back to the lobby",
   colors: { red: "Red", yellow: "Yellow", green: "Green", blue: "Blue" },
@@ -87,7 +97,7 @@ export const text = {
     game_started: () => "The game starts.",
     round_started: (who, d) => `A new round: ${text.cardName(d.top_card)} turns up.`,
     card_played: (who, d) => `${who} played ${text.cardName(d.card)}` +
-      (d.card.color ? "" : `, colour ${text.colors[d.color]}`) + (d.uno ? ", saying UNO!" : "") + ".",
+      (d.card.color ? "" : `, colour ${text.colors[d.color]}`) + (d.uno ? ", saying UNO" : "") + ".",
     cards_drawn: (who, d) => `${who} drew ${text.cards(d.count)}` +
       (d.cards ? ` (${d.cards.map(text.cardName).join(", ")})` : "") + ".",
     turn_passed: (who) => `${who} passed.`,

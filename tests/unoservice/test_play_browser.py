@@ -184,4 +184,9 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
         assert any(e["type"] == "card_played" and e["data"].get("uno") for e in her_moves)
     fits(page, PHONE)
     page.screenshot(path=str(artifacts_dir() / "play-end.png"), full_page=True)
+
+    # Back in the lobby, the game over is no longer among hers to go back to.
+    page.click("text=Back to the lobby")
+    page.wait_for_selector("#your-games-title")
+    assert page.inner_text(".games-empty") == "You are in no game yet."
     assert page.errors == []
