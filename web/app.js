@@ -1,6 +1,7 @@
-// The client's routes: /play/ (the lobby) and /play/games/<id> (a table).
+// The client's routes: /play/ (the lobby), /play/games/<id> (a table) and
+// /play/join/<code> (a private game's invite link).
 import { player } from "./api.js";
-import { showLobby } from "./lobby.js";
+import { joinByLink, showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
@@ -13,15 +14,19 @@ function route() {
   leave = null;
   document.title = text.title;
   const game = location.pathname.match(/^\/play\/games\/([0-9a-f-]+)\/?$/);
+  const join = location.pathname.match(/^\/play\/join\/([^/]+)\/?$/);
   if (game && player()) {
     who.replaceChildren(text.signedInAs(player().name));
     leave = showTable(main, game[1]);
   }
+  else if (join) joinByLink(main, who, decodeURIComponent(join[1]), go);
   else showLobby(main, who, go);
 }
 
-export function go(path) {
-  history.pushState(null, "", path);
+// `replace`: the page left is not one to come back to (an invite link once used).
+export function go(path, { replace = false } = {}) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
   route();
   main.focus();
 }

@@ -23,7 +23,7 @@ function signUpForm(main, go) {
     e.preventDefault();
     try {
       await signUp(name.value.trim());
-      go("/play/");
+      go(location.pathname);
     } catch (err) {
       error.textContent = text.error(err.message);
     }
@@ -34,7 +34,9 @@ function signUpForm(main, go) {
 
 function newGameForm(go) {
   const bots = h("select", { id: "bots", name: "bots" },
-    [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n, selected: n === 3 }, n)));
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n, selected: n === 3 }, n)));
+  const friends = h("select", { id: "friends", name: "friends", "aria-describedby": "friends-help" },
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n }, n)));
   const strength = h("select", { id: "strength", name: "strength" },
     Object.entries(text.strengths).map(([value, label]) =>
       h("option", { value, selected: value === "greedy" }, label)));
@@ -54,6 +56,7 @@ function newGameForm(go) {
     h("h2", { id: "new-game-title" }, text.newGameTitle),
     h("div", { class: "fields" },
       field(text.botsLabel, bots), field(text.strengthLabel, strength),
+      field(text.friendsLabel, friends, text.friendsHelp),
       field(text.targetLabel, target, text.targetHelp), field(text.timeoutLabel, timeout)),
     h("fieldset", {}, h("legend", {}, text.rulesTitle), rules),
     submit, error);
@@ -64,15 +67,22 @@ function newGameForm(go) {
     try {
       const chosen = Object.fromEntries(
         Object.keys(text.rules).map((rule) => [rule, form.elements[rule].checked]));
-      const count = Number(bots.value);
+      const count = Number(bots.value), invited = Number(friends.value);
+      if (count + invited < 1 || count + invited > 9) {
+        error.textContent = text.seatsWrong;
+        submit.disabled = false;
+        return;
+      }
+      // With friends the game is private: they join by its link, and its host starts it.
       const game = await post("/games", {
-        max_players: count + 1, target_score: Number(target.value), rules: chosen,
+        max_players: count + invited + 1, target_score: Number(target.value), rules: chosen,
         turn_timeout: timeout.value ? Number(timeout.value) : null,
+        visibility: invited ? "private" : "public",
       });
       for (let i = 0; i < count; i += 1) {
         await post(`/games/${game.id}/bots`, { strategy: strength.value });
       }
-      await post(`/games/${game.id}/start`);
+      if (!invited) await post(`/games/${game.id}/start`);
       go(`/play/games/${game.id}`);
     } catch (err) {
       error.textContent = text.error(err.message);
@@ -82,6 +92,31 @@ function newGameForm(go) {
   return form;
 }
 
+function signedIn(who, me, go) {
+  who.replaceChildren(
+    h("span", {}, text.signedInAs(me.name)),
+    h("button", { type: "button", class: "link", onclick: () => { forgetPlayer(); go("/play/"); } },
+      text.newPlayer));
+}
+
+// /play/join/<code>: a friend's private game, joined by its invite link.
+export async function joinByLink(main, who, code, go) {
+  if (!player()) {
+    who.replaceChildren();
+    return signUpForm(main, go);
+  }
+  signedIn(who, player(), go);
+  main.replaceChildren(h("p", { role: "status" }, text.joining(code)));
+  try {
+    const game = await post("/games/join", { code });
+    go(`/play/games/${game.id}`, { replace: true });
+  } catch (err) {
+    main.replaceChildren(h("div", { class: "panel" },
+      h("p", { class: "error", role: "alert" }, text.cannotJoin(err.message)),
+      h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby)));
+  }
+}
+
 export async function showLobby(main, who, go) {
   if (!player()) {
     who.replaceChildren();
@@ -89,11 +124,7 @@ export async function showLobby(main, who, go) {
   }
   main.replaceChildren(h("p", {}, text.loading));
   try {
-    const me = await get("/players/me");
-    who.replaceChildren(
-      h("span", {}, text.signedInAs(me.name)),
-      h("button", { type: "button", class: "link", onclick: () => { forgetPlayer(); go("/play/"); } },
-        text.newPlayer));
+    signedIn(who, await get("/players/me"), go);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       forgetPlayer();
@@ -102,7 +133,22 @@ export async function showLobby(main, who, go) {
     main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
     return;
   }
-  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), await yourGames()));
+  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), joinForm(go),
+    await yourGames()));
+}
+
+function joinForm(go) {
+  const code = h("input", { id: "code", name: "code", required: true, maxlength: 32,
+                            autocomplete: "off", "aria-describedby": "code-help" });
+  const form = h("form", { class: "panel", "aria-labelledby": "join-title" },
+    h("h2", { id: "join-title" }, text.joinTitle),
+    field(text.codeLabel, code, text.codeHelp),
+    h("button", { type: "submit" }, text.join));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    go(`/play/join/${encodeURIComponent(code.value.trim())}`);
+  });
+  return form;
 }
 
 // The games the player sits in that are not over, to go back to.

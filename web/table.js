@@ -5,6 +5,7 @@ import { cardElement } from "./cards.js";
 import { choose, h, replace } from "./dom.js";
 import { follow } from "./stream.js";
 import { text } from "./text.js";
+import { waitingRoom } from "./waiting.js";
 
 const LOG_LINES = 40;
 const COLORS = ["red", "yellow", "green", "blue"];
@@ -172,7 +173,7 @@ export function showTable(main, gameId) {
 
   function status(view) {
     let said;
-    if (view.status === "waiting") said = text.waitingToStart;
+    if (view.status === "waiting") said = text.waitingForPlayers;
     else if (view.status !== "playing") said = view.status === "abandoned" ? text.abandoned : text.gameOver;
     else if (view.you && view.current_seat === view.you.seat) said = text.yourTurn;
     else said = text.waitingFor(name(view.current_seat));
@@ -209,15 +210,18 @@ export function showTable(main, gameId) {
       view.seats.find((s) => s.player && s.player.id === me.id && s.bot);
     if (!mine) return null;
     return h("div", { class: "notice" }, h("p", {}, text.botHasSeat),
-      h("button", { type: "button", "data-key": "resume", disabled: state.busy, onclick: resume },
+      h("button", { type: "button", "data-key": "resume", disabled: state.busy, onclick: () => act("/resume") },
         text.resume));
   }
 
-  async function resume() {
+  // An action on the game that answers its view: resume, add a bot, start.
+  async function act(path, body) {
+    if (state.busy) return;
     state.busy = true;
     render();
     try {
-      applyView(await post(`/games/${gameId}/resume`));
+      applyView(await post(`/games/${gameId}${path}`, body));
+      state.note = "";
     } catch (err) {
       state.note = text.error(err.message);
     }
@@ -242,6 +246,7 @@ export function showTable(main, gameId) {
       status(view),
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
       resumeOffer(view),
+      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act }) : null,
       over ? results(view) : null,
       seatsList(view),
       h("div", { class: "middle" }, pile(view), actions(view, legal)),

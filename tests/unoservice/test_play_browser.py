@@ -1,14 +1,16 @@
 """The web client (/play/) in a real browser: a new player signs up in the page,
 creates a one-round game against three bots and plays it to the end only by clicking
 what a person would click, the page following the bots' moves live from the game's
-stream.
+stream; a friend joins a private game by its invite link, and the two play it out,
+each page showing the other's moves as they come.
 
 The service is the server command as it ships (DEBUG off, its static files collected
 as the Docker image collects them) with a worker whose bots play at once. Drives
 Debian's headless Chromium with Playwright and saves screenshots of the table mid-game
 at 1400x900 and 390x844 to ``artifacts/play-table-desk.png`` and
-``artifacts/play-table-phone.png`` (or under ``$TEST_ARTIFACTS_DIR``), and of the
-game's end to ``artifacts/play-end.png``.
+``artifacts/play-table-phone.png`` (or under ``$TEST_ARTIFACTS_DIR``), of the game's
+end to ``artifacts/play-end.png`` and of a private game's invite to
+``artifacts/play-invite.png``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir, chromium
-from tests.served import ENV, Served, serving
+from tests.served import ENV, Client, Served, serving
 from tests.support import ROOT
 
 pytestmark = SERVED_WITH_A_WORKER
@@ -54,17 +56,28 @@ def service(tmp_path: Path, celery_processes: Callable[[float], Any]) -> Iterato
 
 
 @pytest.fixture
-def page(service: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    # Depends on the service: the browser, and its stream, close before it stops.
-    with chromium(monkeypatch) as browser:
-        opened = browser.new_page(viewport=DESK)
-        opened.errors = []
-        opened.on(
-            "console",
-            lambda message: opened.errors.append(message.text) if message.type == "error" else None,
-        )
-        opened.on("pageerror", lambda error: opened.errors.append(str(error)))
-        yield opened
+def browser(service: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    # Depends on the service: the browser, and its streams, close before it stops.
+    with chromium(monkeypatch) as running:
+        yield running
+
+
+def new_page(browser: Any) -> Any:
+    """A page of a browser profile of its own (its own localStorage: another person),
+    whose console errors and uncaught exceptions are kept in `page.errors`."""
+    opened = browser.new_context(viewport=DESK).new_page()
+    opened.errors = []
+    opened.on(
+        "console",
+        lambda message: opened.errors.append(message.text) if message.type == "error" else None,
+    )
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    return opened
+
+
+@pytest.fixture
+def page(browser: Any) -> Any:
+    return new_page(browser)
 
 
 # What a person sees of the table, read from the page as it is shown.
@@ -83,6 +96,7 @@ SEEN = """() => {
     hand: document.querySelectorAll(".hand .card").length,
     actions: ["draw", "pass", "choose-color", "accept", "challenge"].filter(enabled),
     uno: uno ? uno.getAttribute("aria-pressed") ?? "call" : null,
+    log: [...document.querySelectorAll(".log li")].map((li) => li.textContent),
   };
 }"""
 
@@ -134,54 +148,95 @@ def play_one_click(page: Any, seen: dict[str, Any], said_uno: list[str]) -> bool
     return False
 
 
-def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Served, page: Any):
-    page.goto(f"{service.url}/play/")
-    page.fill("#name", "Ann")
+def sign_up(page: Any, name: str) -> None:
+    page.fill("#name", name)
     page.click("text=Start playing")
-    page.select_option("#bots", "3")
+
+
+def create(page: Any, *, bots: int, friends: int = 0) -> None:
+    """A one-round game, from the lobby's form."""
+    page.select_option("#bots", str(bots))
     page.select_option("#strength", "greedy")
+    page.select_option("#friends", str(friends))
     page.fill("#target", "0")
     page.click("text=Create and start")
     page.wait_for_url("**/play/games/*", timeout=20_000)
-    page.wait_for_selector(".hand .card", timeout=20_000)
-    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
-    token = page.evaluate("() => JSON.parse(localStorage.getItem('uno.player')).token")
-    ann = service.client(token)
 
-    clicks, said_uno, screenshots = 0, [], False
+
+class Player:
+    """One person at the table, their page and what they saw and did."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.clicks = 0
+        self.said_uno: list[str] = []
+        self.log: set[str] = set()
+
+
+def play_to_the_end(players: list[Player], after_clicks: Callable[[Player], None]) -> None:
+    """Each person clicks what they would click until every page shows the game's end;
+    `after_clicks` is called as each makes a click."""
     deadline = time.monotonic() + GAME_OVER_WITHIN
     while True:
-        seen = page.evaluate(SEEN)
-        if seen["over"]:
-            break
-        assert time.monotonic() < deadline, f"the game is not over: {seen}"
-        if not seen["busy"] and play_one_click(page, seen, said_uno):
-            clicks += 1
-        else:
-            page.wait_for_timeout(50)
-        if clicks >= 3 and not screenshots and not seen["dialog"]:
+        over = 0
+        for person in players:
+            seen = person.page.evaluate(SEEN)
+            person.log.update(seen["log"])
+            if seen["over"]:
+                over += 1
+            elif not seen["busy"] and play_one_click(person.page, seen, person.said_uno):
+                person.clicks += 1
+                if not seen["dialog"]:
+                    after_clicks(person)
+        if over == len(players):
+            return
+        assert time.monotonic() < deadline, "the game is not over"
+        players[0].page.wait_for_timeout(50)
+
+
+def the_round_went_by_clicks(player: Client, game_id: str, seat: int, person: Player) -> None:
+    """The game is over, the page names its winner, and the seat moved by clicks."""
+    game = player.get(f"/games/{game_id}").body
+    assert game["status"] == "finished"
+    winner = game["seats"][game["winner"]]
+    bot_name = f"Bot {game['winner'] + 1} ({winner['bot']})"
+    winner_name = winner["player"]["name"] if winner["player"] else bot_name
+    assert winner_name in person.page.inner_text(".results .winner")
+    # Every turn of the seat's went by a click: it played or drew at least once.
+    events = player.get(f"/games/{game_id}/events").body["events"]
+    moves = ("card_played", "cards_drawn")
+    its_moves = [e for e in events if e["seat"] == seat and e["type"] in moves]
+    assert its_moves
+    # It won only by saying UNO with its second-to-last card, as the page lets one.
+    if game["winner"] == seat:
+        assert person.said_uno
+        assert any(e["type"] == "card_played" and e["data"].get("uno") for e in its_moves)
+
+
+def token_of(page: Any) -> str:
+    return str(page.evaluate("() => JSON.parse(localStorage.getItem('uno.player')).token"))
+
+
+def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Served, page: Any):
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    create(page, bots=3)
+    page.wait_for_selector(".hand .card", timeout=20_000)
+    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    ann = Player(page)
+    screenshots = []
+
+    def mid_game(person: Player) -> None:
+        if person.clicks == 1:
             fits(page, DESK)
             page.screenshot(path=str(artifacts_dir() / "play-table-desk.png"))
             fits(page, PHONE)
             page.screenshot(path=str(artifacts_dir() / "play-table-phone.png"))
-            screenshots = True  # and play on at the phone's size
+            screenshots.append(True)  # and play on at the phone's size
 
-    game = ann.get(f"/games/{game_id}").body
-    assert game["status"] == "finished"
+    play_to_the_end([ann], mid_game)
     assert screenshots
-    winner = game["seats"][game["winner"]]
-    bot_name = f"Bot {game['winner'] + 1} ({winner['bot']})"
-    winner_name = winner["player"]["name"] if winner["player"] else bot_name
-    assert winner_name in page.inner_text(".results .winner")
-    # Every turn of Ann's went by a click: she played or drew at least once.
-    events = ann.get(f"/games/{game_id}/events").body["events"]
-    moves = ("card_played", "cards_drawn")
-    her_moves = [e for e in events if e["seat"] == 0 and e["type"] in moves]
-    assert her_moves
-    # She won only by saying UNO with her second-to-last card, as the page lets her.
-    if game["winner"] == 0:
-        assert said_uno
-        assert any(e["type"] == "card_played" and e["data"].get("uno") for e in her_moves)
+    the_round_went_by_clicks(service.client(token_of(page)), game_id, 0, ann)
     fits(page, PHONE)
     page.screenshot(path=str(artifacts_dir() / "play-end.png"), full_page=True)
 
@@ -190,3 +245,38 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
     page.wait_for_selector("#your-games-title")
     assert page.inner_text(".games-empty") == "You are in no game yet."
     assert page.errors == []
+
+
+def test_a_friend_joins_a_private_game_by_its_link_and_both_see_each_others_moves(
+    service: Served, browser: Any
+):
+    host, guest = new_page(browser), new_page(browser)
+    host.goto(f"{service.url}/play/")
+    sign_up(host, "Ann")
+    create(host, bots=1, friends=1)
+    link = host.input_value("#invite-link", timeout=20_000)
+    assert link.startswith(f"{service.url}/play/join/")
+    fits(host, PHONE)
+    host.screenshot(path=str(artifacts_dir() / "play-invite.png"))
+    fits(host, DESK)
+
+    # The friend opens the link, signs up and lands at the table; the host sees them
+    # sit down without reloading.
+    guest.goto(link)
+    sign_up(guest, "Bob")
+    guest.wait_for_url("**/play/games/*", timeout=20_000)
+    host.wait_for_selector('.seat-name:text-is("Bob")', timeout=20_000)
+    assert guest.url == host.url
+    assert "Waiting for Ann to start the game." in guest.inner_text(".waiting")
+    host.click('button[data-key="start"]')
+
+    ann, bob = Player(host), Player(guest)
+    play_to_the_end([ann, bob], lambda person: None)
+    game_id = host.url.rstrip("/").rsplit("/", 1)[1]
+    the_round_went_by_clicks(service.client(token_of(host)), game_id, 0, ann)
+    the_round_went_by_clicks(service.client(token_of(guest)), game_id, 2, bob)
+    # Each page showed the other's moves as they came, from the game's stream.
+    assert any(line.startswith("Bob ") for line in ann.log), ann.log
+    assert any(line.startswith("Ann ") for line in bob.log), bob.log
+    assert host.errors == []
+    assert guest.errors == []

@@ -1,0 +1,48 @@
+// A game that waits for its players: the invite link of a private game, and the
+// host's controls (a bot for an empty seat, the start).
+import { player } from "./api.js";
+import { h } from "./dom.js";
+import { text } from "./text.js";
+
+export function shownCode(code) {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+export function waitingRoom(view, { busy, post }) {
+  const me = player();
+  const hosting = me && view.host.id === me.id;
+  const parts = [];
+  if (view.invite_code) {
+    const link = `${location.origin}/play/join/${shownCode(view.invite_code)}`;
+    const input = h("input", { id: "invite-link", readonly: true, value: link,
+                               "aria-describedby": "invite-help" });
+    const said = h("span", { role: "status" });
+    parts.push(
+      h("h2", { id: "invite-title" }, text.invite),
+      h("p", { id: "invite-help", class: "help" }, text.inviteHelp),
+      h("div", { class: "invite" },
+        h("label", { for: "invite-link" }, text.inviteLink), input,
+        h("button", { type: "button", "data-key": "copy", onclick: async () => {
+          input.select();
+          try {
+            await navigator.clipboard.writeText(link);
+            said.textContent = text.copied;
+          } catch {
+            // No clipboard here (a page on plain http): the link stays selected.
+          }
+        } }, text.copyLink), said),
+      h("p", { class: "code" }, text.inviteCode(shownCode(view.invite_code))));
+  }
+  const free = view.seats.length < view.max_players;
+  if (hosting) {
+    parts.push(h("div", { class: "host-actions" },
+      h("button", { type: "button", "data-key": "add-bot", disabled: busy || !free,
+                    onclick: () => post(`/bots`, { strategy: "greedy" }) }, text.addBot),
+      h("button", { type: "button", "data-key": "start", disabled: busy || view.seats.length < 2,
+                    onclick: () => post(`/start`) }, text.start)));
+  } else {
+    parts.push(h("p", {}, text.waitingForHost(view.host.name)));
+  }
+  return h("section", { class: "panel waiting", "aria-labelledby": view.invite_code ? "invite-title" : null },
+    parts);
+}
