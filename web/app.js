@@ -17,7 +17,7 @@ function route() {
   const join = location.pathname.match(/^\/play\/join\/([^/]+)\/?$/);
   if (game && player()) {
     who.replaceChildren(text.signedInAs(player().name));
-    leave = showTable(main, game[1]);
+    leave = showTable(main, game[1], go);
   }
   else if (join) joinByLink(main, who, decodeURIComponent(join[1]), go);
   else showLobby(main, who, go);

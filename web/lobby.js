@@ -10,6 +10,15 @@ function field(label, control, help) {
     help ? h("p", { class: "help", id: `${id}-help` }, help) : null);
 }
 
+// A <select> of `choices` ([value, label] pairs), `chosen` selected.
+function select(id, choices, chosen, props = {}) {
+  return h("select", { id, name: id, ...props }, choices.map(([value, label]) =>
+    h("option", { value, selected: String(value) === String(chosen) }, label)));
+}
+
+const counts = (from, to) =>
+  Array.from({ length: to - from + 1 }, (_, i) => [from + i, String(from + i)]);
+
 function signUpForm(main, go) {
   const name = h("input", { id: "name", name: "name", required: true, maxlength: 32,
                             autocomplete: "nickname" });
@@ -33,13 +42,9 @@ function signUpForm(main, go) {
 }
 
 function newGameForm(go) {
-  const bots = h("select", { id: "bots", name: "bots" },
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n, selected: n === 3 }, n)));
-  const friends = h("select", { id: "friends", name: "friends", "aria-describedby": "friends-help" },
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => h("option", { value: n }, n)));
-  const strength = h("select", { id: "strength", name: "strength" },
-    Object.entries(text.strengths).map(([value, label]) =>
-      h("option", { value, selected: value === "greedy" }, label)));
+  const bots = select("bots", counts(0, 9), 3);
+  const friends = select("friends", counts(0, 9), 0, { "aria-describedby": "friends-help" });
+  const strength = select("strength", Object.entries(text.strengths), "greedy");
   const target = h("input", { id: "target", name: "target", type: "number", min: 0,
                               max: 10000, step: 1, value: 500, "aria-describedby": "target-help" });
   const rules = Object.entries(text.rules).map(([rule, [label, help]]) =>
@@ -48,8 +53,7 @@ function newGameForm(go) {
                    "aria-describedby": `rule-${rule}-help` }),
       h("label", { for: `rule-${rule}` }, label),
       h("p", { class: "help", id: `rule-${rule}-help` }, help)));
-  const timeout = h("select", { id: "timeout", name: "timeout" },
-    Object.entries(text.timeouts).map(([value, label]) => h("option", { value }, label)));
+  const timeout = select("timeout", text.timeouts, "");
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit" }, text.create);
   const form = h("form", { class: "panel", "aria-labelledby": "new-game-title" },
@@ -133,8 +137,34 @@ export async function showLobby(main, who, go) {
     main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
     return;
   }
-  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), joinForm(go),
+  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), quickMatchForm(go), joinForm(go),
     await yourGames()));
+}
+
+function quickMatchForm(go) {
+  const seats = select("qm-players", counts(2, 10), 4);
+  const target = select("qm-target", text.quickTargets, 500);
+  const error = h("p", { class: "error", role: "alert" });
+  const submit = h("button", { type: "submit" }, text.findGame);
+  const form = h("form", { class: "panel", "aria-labelledby": "qm-title" },
+    h("h2", { id: "qm-title" }, text.quickMatchTitle),
+    h("p", { class: "help" }, text.quickMatchHelp),
+    h("div", { class: "fields" }, field(text.playersLabel, seats), field(text.targetLabel, target)),
+    submit, error);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    try {
+      const game = await post("/matchmaking", {
+        max_players: Number(seats.value), target_score: Number(target.value),
+      });
+      go(`/play/games/${game.id}`);
+    } catch (err) {
+      error.textContent = text.error(err.message);
+      submit.disabled = false;
+    }
+  });
+  return form;
 }
 
 function joinForm(go) {

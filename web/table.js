@@ -10,10 +10,10 @@ import { waitingRoom } from "./waiting.js";
 const LOG_LINES = 40;
 const COLORS = ["red", "yellow", "green", "blue"];
 
-export function showTable(main, gameId) {
+export function showTable(main, gameId, go) {
   const state = {
     view: null, busy: false, unoArmed: false, log: [], loggedSeq: 0,
-    results: null, end: null, note: "", stopped: null,
+    results: null, end: null, note: "", stopped: null, rematchBy: null, left: false,
   };
   const root = h("div", { class: "table", "aria-busy": "true" });
   main.replaceChildren(root);
@@ -35,6 +35,7 @@ export function showTable(main, gameId) {
     for (const event of events) {
       if (event.seq <= state.loggedSeq) continue;
       state.loggedSeq = event.seq;
+      if (event.type === "rematch_offered") state.rematchBy = event.data.by;
       if (event.type === "round_ended") {
         state.results = { round: event.round, seat: event.seat, ...event.data };
       }
@@ -199,7 +200,17 @@ export function showTable(main, gameId) {
               "—"),
             h("td", {}, text.points(r.scores[s.seat])))))));
     }
-    if (over) parts.push(h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby));
+    if (over) {
+      const me = player();
+      if (state.rematchBy && me && state.rematchBy.id !== me.id) {
+        parts.push(h("p", { class: "rematch", role: "status" }, text.rematchOffered(state.rematchBy.name)));
+      }
+      parts.push(h("div", { class: "host-actions" },
+        view.status === "finished" && view.you ? h("button", {
+          type: "button", "data-key": "rematch", disabled: state.busy, onclick: rematch,
+        }, text.playAgain) : null,
+        h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby)));
+    }
     return h("section", { class: `results${over ? " over" : ""}`, "aria-live": "polite" }, parts);
   }
 
@@ -212,6 +223,41 @@ export function showTable(main, gameId) {
     return h("div", { class: "notice" }, h("p", {}, text.botHasSeat),
       h("button", { type: "button", "data-key": "resume", disabled: state.busy, onclick: () => act("/resume") },
         text.resume));
+  }
+
+  async function cancel() {
+    await post("/matchmaking/cancel").catch(() => null);
+    go("/play/");
+  }
+
+  // The next game with the same players: made by the first to ask, joined by the others.
+  async function rematch() {
+    if (state.busy) return;
+    state.busy = true;
+    render();
+    try {
+      const next = await post(`/games/${gameId}/rematch`);
+      go(`/play/games/${next.id}`);
+      return;
+    } catch (err) {
+      state.note = text.error(err.message);
+    }
+    state.busy = false;
+    render();
+  }
+
+  // Once the game is over its stream has closed: a long poll hears of a rematch.
+  async function awaitRematch(after) {
+    while (!state.left && !state.rematchBy) {
+      try {
+        const answer = await get(`/games/${gameId}/events?after=${after}&wait=30`);
+        logEvents(answer.events);
+        if (answer.events.length) after = answer.events[answer.events.length - 1].seq;
+        if (state.rematchBy) await refresh();
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10000));
+      }
+    }
   }
 
   // An action on the game that answers its view: resume, add a bot, start.
@@ -246,7 +292,7 @@ export function showTable(main, gameId) {
       status(view),
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
       resumeOffer(view),
-      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act }) : null,
+      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel }) : null,
       over ? results(view) : null,
       seatsList(view),
       h("div", { class: "middle" }, pile(view), actions(view, legal)),
@@ -269,6 +315,7 @@ export function showTable(main, gameId) {
     event(event) { logEvents([event]); },
     end(end) {
       state.end = end;
+      awaitRematch(end.last_seq);
       if (!state.view || state.view.status === "playing") refresh();
       else render();
     },
@@ -279,5 +326,5 @@ export function showTable(main, gameId) {
     },
     drop() { state.note = text.reconnecting; render(); },
   });
-  return () => { stop(); clearInterval(clock); };
+  return () => { state.left = true; stop(); clearInterval(clock); };
 }

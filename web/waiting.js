@@ -1,5 +1,6 @@
 // A game that waits for its players: the invite link of a private game, and the
-// host's controls (a bot for an empty seat, the start).
+// host's controls (a bot for an empty seat, the start); a quick match's wait for
+// its bots, which the player may give up.
 import { player } from "./api.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
@@ -8,7 +9,7 @@ export function shownCode(code) {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
-export function waitingRoom(view, { busy, post }) {
+export function waitingRoom(view, { busy, post, cancel }) {
   const me = player();
   const hosting = me && view.host.id === me.id;
   const parts = [];
@@ -34,7 +35,13 @@ export function waitingRoom(view, { busy, post }) {
       h("p", { class: "code" }, text.inviteCode(shownCode(view.invite_code))));
   }
   const free = view.seats.length < view.max_players;
-  if (hosting) {
+  if (view.quick_match) {
+    parts.push(h("p", {}, text.lookingForPlayers),
+      view.bots_at ? h("p", {}, `${text.botsIn} `,
+        h("span", { class: "countdown", "data-deadline": view.bots_at })) : null,
+      h("button", { type: "button", "data-key": "stop-waiting", disabled: busy, onclick: cancel },
+        text.stopWaiting));
+  } else if (hosting) {
     parts.push(h("div", { class: "host-actions" },
       h("button", { type: "button", "data-key": "add-bot", disabled: busy || !free,
                     onclick: () => post(`/bots`, { strategy: "greedy" }) }, text.addBot),

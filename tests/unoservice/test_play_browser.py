@@ -1,8 +1,9 @@
 """The web client (/play/) in a real browser: a new player signs up in the page,
 creates a one-round game against three bots and plays it to the end only by clicking
 what a person would click, the page following the bots' moves live from the game's
-stream; a friend joins a private game by its invite link, and the two play it out,
-each page showing the other's moves as they come.
+stream; a friend joins a private game by its invite link, the two play it out, each
+page showing the other's moves as they come, and meet again in its rematch; two
+players asking for a quick match sit at the same table.
 
 The service is the server command as it ships (DEBUG off, its static files collected
 as the Docker image collects them) with a worker whose bots play at once. Drives
@@ -39,19 +40,26 @@ GAME_OVER_WITHIN = 120.0
 CLICK_MS = 3_000
 
 
-@pytest.fixture
-def service(tmp_path: Path, celery_processes: Callable[[float], Any]) -> Iterator[Served]:
-    """The served service, its static files collected into a folder of its own, with
-    a worker whose bots play at once."""
-    celery_processes(0.0)
-    env = {"VAR_DIR": str(tmp_path / "var"), "BOT_THINK_SECONDS": "0"}
+@pytest.fixture(scope="module")
+def var_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A VAR_DIR whose static files are collected, as the Docker image collects them."""
+    folder = tmp_path_factory.mktemp("var")
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
         cwd=ROOT,
-        env={**os.environ, **ENV, **env},
+        env={**os.environ, **ENV, "VAR_DIR": str(folder)},
         check=True,
     )
-    with serving(tmp_path, env) as served:
+    return folder
+
+
+@pytest.fixture
+def service(
+    tmp_path: Path, var_dir: Path, celery_processes: Callable[[float], Any]
+) -> Iterator[Served]:
+    """The served service with its static files, and a worker whose bots play at once."""
+    celery_processes(0.0)
+    with serving(tmp_path, {"VAR_DIR": str(var_dir), "BOT_THINK_SECONDS": "0"}) as served:
         yield served
 
 
@@ -247,7 +255,7 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
     assert page.errors == []
 
 
-def test_a_friend_joins_a_private_game_by_its_link_and_both_see_each_others_moves(
+def test_a_friend_joins_a_private_game_by_its_link_and_both_play_it_and_its_rematch(
     service: Served, browser: Any
 ):
     host, guest = new_page(browser), new_page(browser)
@@ -278,5 +286,31 @@ def test_a_friend_joins_a_private_game_by_its_link_and_both_see_each_others_move
     # Each page showed the other's moves as they came, from the game's stream.
     assert any(line.startswith("Bob ") for line in ann.log), ann.log
     assert any(line.startswith("Ann ") for line in bob.log), bob.log
+
+    # Ann asks for a rematch; Bob's page hears of it, and he joins her there.
+    host.click('button[data-key="rematch"]')
+    host.wait_for_url(lambda url: game_id not in url, timeout=20_000)
+    guest.wait_for_selector("text=Ann asks for a rematch.", timeout=40_000)
+    guest.click('button[data-key="rematch"]')
+    guest.wait_for_url(host.url, timeout=20_000)
+    host.wait_for_selector('.seat-name:text-is("Bob")', timeout=20_000)
     assert host.errors == []
     assert guest.errors == []
+
+
+def test_two_players_asking_for_a_quick_match_sit_at_the_same_table(service: Served, browser: Any):
+    first, second = new_page(browser), new_page(browser)
+    for page, name in ((first, "Ann"), (second, "Bob")):
+        page.goto(f"{service.url}/play/")
+        sign_up(page, name)
+        page.select_option("#qm-players", "2")
+        page.select_option("#qm-target", "0")
+        page.click("text=Find a game")
+        page.wait_for_url("**/play/games/*", timeout=20_000)
+    assert first.url == second.url
+    # The second to ask filled the game, which started by itself.
+    for page in (first, second):
+        page.wait_for_selector(".hand .card", timeout=20_000)
+        assert page.inner_text(".seats").count("7 cards") >= 1
+    assert first.errors == []
+    assert second.errors == []
