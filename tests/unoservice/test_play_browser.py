@@ -1,22 +1,25 @@
 """The web client (/play/) in a real browser: a new player signs up in the page,
 creates a one-round game against three bots and plays it to the end only by clicking
 what a person would click, the page following the bots' moves live from the game's
-stream; a friend joins a private game by its invite link, the two play it out, each
-page showing the other's moves as they come, and meet again in its rematch; two
-players asking for a quick match sit at the same table.
+stream, and resuming it after the server process holding it shut down; a friend
+joins a private game by its invite link, the two play it out (he with the keyboard
+alone), each page showing the other's moves as they come, and meet again in its
+rematch; two players asking for a quick match sit at the same table.
 
 The service is the server command as it ships (DEBUG off, its static files collected
 as the Docker image collects them) with a worker whose bots play at once. Drives
 Debian's headless Chromium with Playwright and saves screenshots of the table mid-game
 at 1400x900 and 390x844 to ``artifacts/play-table-desk.png`` and
-``artifacts/play-table-phone.png`` (or under ``$TEST_ARTIFACTS_DIR``), of the game's
-end to ``artifacts/play-end.png`` and of a private game's invite to
+``artifacts/play-table-phone.png`` (or under ``$TEST_ARTIFACTS_DIR``), of a wild's
+colour choice (when one comes up) to ``artifacts/play-wild.png``, of the game's end
+to ``artifacts/play-end.png`` and of a private game's invite to
 ``artifacts/play-invite.png``.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -80,6 +83,8 @@ def new_page(browser: Any) -> Any:
         lambda message: opened.errors.append(message.text) if message.type == "error" else None,
     )
     opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    opened.requests = []
+    opened.on("request", lambda request: opened.requests.append(request.url))
     return opened
 
 
@@ -118,10 +123,15 @@ WIDER_THAN_THE_VIEWPORT = """() => {
 }"""
 
 
-def click(page: Any, selector: str) -> bool:
-    """Click what `selector` finds; False when the table changed under the pointer."""
+def press(page: Any, selector: str, *, keyboard: bool = False) -> bool:
+    """Click what `selector` finds, or with `keyboard` move the focus to it and press
+    Enter; False when the table changed under the pointer."""
     try:
-        page.click(selector, timeout=CLICK_MS)
+        if keyboard:
+            page.focus(selector, timeout=CLICK_MS)
+            page.keyboard.press("Enter")
+        else:
+            page.click(selector, timeout=CLICK_MS)
     except Exception:  # Playwright's TimeoutError: the element went with a new view.
         return False
     return True
@@ -134,25 +144,29 @@ def fits(page: Any, viewport: dict[str, int]) -> None:
     assert laid_out == {"scroll": False, "outside": []}, viewport
 
 
-def play_one_click(page: Any, seen: dict[str, Any], said_uno: list[str]) -> bool:
+def play_one_click(person: Player, seen: dict[str, Any]) -> bool:
     """The next click a person would make on what is `seen`; False when there is none
     to make (a bot is to play)."""
+
+    def on(selector: str) -> bool:
+        return press(person.page, selector, keyboard=person.keyboard)
+
     if seen["dialog"]:
-        return click(page, "#choice-buttons button")
-    for action in ("choose-color", "accept"):
+        return on("#choice-buttons button")
+    for action in ("choose-color", "challenge"):
         if action in seen["actions"]:
-            return click(page, f'.actions button[data-key="{action}"]')
+            return on(f'.actions button[data-key="{action}"]')
     if seen["uno"] == "call":
-        return click(page, '.actions button[data-key="uno"]')
+        return on('.actions button[data-key="uno"]')
     if seen["playable"]:
         if seen["hand"] == 2 and seen["uno"] == "false":
-            said_uno.append(seen["playable"][0])
-            return click(page, '.actions button[data-key="uno"]')
+            person.said_uno.append(seen["playable"][0])
+            return on('.actions button[data-key="uno"]')
         card = seen["playable"][0]
-        return click(page, f'.hand button.card.playable[data-card="{card}"]')
+        return on(f'.hand button.card.playable[data-card="{card}"]')
     for action in ("draw", "pass"):
         if action in seen["actions"]:
-            return click(page, f'.actions button[data-key="{action}"]')
+            return on(f'.actions button[data-key="{action}"]')
     return False
 
 
@@ -172,18 +186,22 @@ def create(page: Any, *, bots: int, friends: int = 0) -> None:
 
 
 class Player:
-    """One person at the table, their page and what they saw and did."""
+    """One person at the table, their page and what they saw and did; with `keyboard`
+    they play with the keyboard alone."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, *, keyboard: bool = False) -> None:
         self.page = page
+        self.keyboard = keyboard
         self.clicks = 0
         self.said_uno: list[str] = []
         self.log: set[str] = set()
 
 
-def play_to_the_end(players: list[Player], after_clicks: Callable[[Player], None]) -> None:
+def play_to_the_end(
+    players: list[Player], watch: Callable[[Player, dict[str, Any]], None] | None = None
+) -> None:
     """Each person clicks what they would click until every page shows the game's end;
-    `after_clicks` is called as each makes a click."""
+    `watch` sees what each page shows before each click."""
     deadline = time.monotonic() + GAME_OVER_WITHIN
     while True:
         over = 0
@@ -192,10 +210,11 @@ def play_to_the_end(players: list[Player], after_clicks: Callable[[Player], None
             person.log.update(seen["log"])
             if seen["over"]:
                 over += 1
-            elif not seen["busy"] and play_one_click(person.page, seen, person.said_uno):
+                continue
+            if watch:
+                watch(person, seen)
+            if not seen["busy"] and play_one_click(person, seen):
                 person.clicks += 1
-                if not seen["dialog"]:
-                    after_clicks(person)
         if over == len(players):
             return
         assert time.monotonic() < deadline, "the game is not over"
@@ -221,6 +240,10 @@ def the_round_went_by_clicks(player: Client, game_id: str, seat: int, person: Pl
         assert any(e["type"] == "card_played" and e["data"].get("uno") for e in its_moves)
 
 
+def resumed_streams(page: Any) -> list[str]:
+    return [url for url in page.requests if "/stream?ticket=" in url and "&after=" in url]
+
+
 def token_of(page: Any) -> str:
     return str(page.evaluate("() => JSON.parse(localStorage.getItem('uno.player')).token"))
 
@@ -232,18 +255,32 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
     page.wait_for_selector(".hand .card", timeout=20_000)
     game_id = page.url.rstrip("/").rsplit("/", 1)[1]
     ann = Player(page)
-    screenshots = []
+    screenshots: list[str] = []
 
-    def mid_game(person: Player) -> None:
-        if person.clicks == 1:
+    def mid_game(person: Player, seen: dict[str, Any]) -> None:
+        if seen["dialog"] and "wild" not in screenshots:
+            fits(page, page.viewport_size)
+            page.screenshot(path=str(artifacts_dir() / "play-wild.png"))
+            screenshots.append("wild")
+        if person.clicks >= 1 and "table" not in screenshots and not seen["dialog"]:
             fits(page, DESK)
             page.screenshot(path=str(artifacts_dir() / "play-table-desk.png"))
             fits(page, PHONE)
             page.screenshot(path=str(artifacts_dir() / "play-table-phone.png"))
-            screenshots.append(True)  # and play on at the phone's size
+            screenshots.append("table")  # and play on at the phone's size
+            # The server process holding the stream shuts down: the page takes a new
+            # ticket and resumes its stream, from another process, after the last
+            # event it saw.
+            (worker,) = service.worker_pids()
+            os.kill(worker, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while not resumed_streams(page):
+                assert time.monotonic() < deadline, page.requests
+                page.wait_for_timeout(100)
 
     play_to_the_end([ann], mid_game)
-    assert screenshots
+    assert "table" in screenshots
+    assert resumed_streams(page)
     the_round_went_by_clicks(service.client(token_of(page)), game_id, 0, ann)
     fits(page, PHONE)
     page.screenshot(path=str(artifacts_dir() / "play-end.png"), full_page=True)
@@ -278,8 +315,9 @@ def test_a_friend_joins_a_private_game_by_its_link_and_both_play_it_and_its_rema
     assert "Waiting for Ann to start the game." in guest.inner_text(".waiting")
     host.click('button[data-key="start"]')
 
-    ann, bob = Player(host), Player(guest)
-    play_to_the_end([ann, bob], lambda person: None)
+    # Bob plays with the keyboard alone.
+    ann, bob = Player(host), Player(guest, keyboard=True)
+    play_to_the_end([ann, bob])
     game_id = host.url.rstrip("/").rsplit("/", 1)[1]
     the_round_went_by_clicks(service.client(token_of(host)), game_id, 0, ann)
     the_round_went_by_clicks(service.client(token_of(guest)), game_id, 2, bob)
