@@ -15,7 +15,10 @@ export function showTable(main, gameId, go) {
     view: null, busy: false, unoArmed: false, log: [], loggedSeq: 0,
     results: null, end: null, note: "", stopped: null, rematchBy: null, left: false,
   };
-  const root = h("div", { class: "table", "aria-busy": "true" });
+  // The status line stays one element, so that screen readers announce its changes.
+  const statusLine = h("p", { class: "status", role: "status" });
+  const content = h("div", { class: "table-content" });
+  const root = h("div", { class: "table", "aria-busy": "true" }, statusLine, content);
   main.replaceChildren(root);
 
   const name = (seat) => {
@@ -161,13 +164,14 @@ export function showTable(main, gameId, go) {
       h("h2", { id: "hand-title", class: "visually-hidden" }, text.yourHand),
       h("ul", { class: "hand" }, view.you.hand.map((card) => {
         const moves = legal.filter((m) => m.action === "play" && m.card === card.id);
-        const playable = moves.length > 0 && !state.busy;
+        // While a move is on its way the cards keep their look; `send` ignores clicks.
+        const playable = moves.length > 0;
         return h("li", {}, cardElement("button", card, {
           type: "button", "data-key": `card-${card.id}`, "data-card": card.id,
           class: playable ? "playable" : "dimmed",
           "aria-disabled": playable ? null : "true",
           "aria-label": playable ? text.playCard(text.cardName(card)) : text.cannotPlay(text.cardName(card)),
-          onclick: () => { if (playable) playCard(card, moves); },
+          onclick: () => { if (playable && !state.busy) playCard(card, moves); },
         }));
       })));
   }
@@ -178,7 +182,8 @@ export function showTable(main, gameId, go) {
     else if (view.status !== "playing") said = view.status === "abandoned" ? text.abandoned : text.gameOver;
     else if (view.you && view.current_seat === view.you.seat) said = text.yourTurn;
     else said = text.waitingFor(name(view.current_seat));
-    return h("p", { class: "status", role: "status" }, said, state.note ? ` ${state.note}` : "");
+    const line = state.note ? `${said} ${state.note}` : said;
+    if (statusLine.textContent !== line) statusLine.textContent = line;
   }
 
   function results(view) {
@@ -288,8 +293,8 @@ export function showTable(main, gameId, go) {
     root.setAttribute("aria-busy", state.busy ? "true" : "false");
     root.dataset.status = view.status;
     const over = view.status === "finished" || view.status === "abandoned";
-    replace(root,
-      status(view),
+    status(view);
+    replace(content,
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
       resumeOffer(view),
       view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel }) : null,
@@ -303,7 +308,7 @@ export function showTable(main, gameId, go) {
   }
 
   function tick() {
-    for (const el of root.querySelectorAll("[data-deadline]")) {
+    for (const el of content.querySelectorAll("[data-deadline]")) {
       const left = Math.max(0, Math.round((Date.parse(el.dataset.deadline) - Date.now()) / 1000));
       el.textContent = text.secondsLeft(left);
     }
