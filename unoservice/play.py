@@ -19,8 +19,8 @@ def _page() -> bytes:
 
 
 @require_safe
-def play_page(request: HttpRequest) -> HttpResponse:
-    """The client routes /play/games/<id> and /play/join/<code> itself, once loaded."""
+def play_page(request: HttpRequest, route: str = "") -> HttpResponse:
+    """The client reads `route` (games/<id>, join/<code>) itself, once loaded."""
     response = HttpResponse(_page(), content_type="text/html; charset=utf-8")
     response[security.HEADER] = security.PLAY_POLICY
     response["Cache-Control"] = "no-cache"

@@ -4,7 +4,7 @@ benchmark's floor view)."""
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
@@ -22,7 +22,8 @@ urlpatterns = [
     path("api/v1/docs/", SwaggerDocsView.as_view(url_name="schema"), name="docs"),
     path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),
     # The web client: one page for all of its own paths (/play/games/<id>, ...).
-    re_path(r"^play/(?:.*)$", play_page, name="play"),
+    path("play/", play_page, name="play"),
+    path("play/<path:route>", play_page, name="play-route"),
 ]
 
 if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts it
