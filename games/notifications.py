@@ -140,28 +140,33 @@ def _turn_notify(game: Game, seat: int, turn_seq: int, events: Sequence[Event]) 
         transaction.on_commit(
             lambda: dispatch.send(
                 dispatch.NOTIFY_TURN_LATE,
-                [str(game.pk), seat, turn_seq],
+                [str(game.pk), seat, turn_seq, events[0].seq if events else turn_seq],
                 countdown=delay,
                 eta=None,
             )
         )
         return 0
-    text = _turn_text(game, events)
+    text = _turn_text(game, events, player_id)
     changed_at = _iso(events[-1].at) if events else None
     push.deliver(_your_turn(game, seat, player_id, text, changed_at=changed_at))
     return 1
 
 
-def turn_late_notify(*, game_id: uuid.UUID, seat: int, turn_seq: int) -> int:
-    """`NOTIFY_AFTER_SECONDS` into the turn that began at `turn_seq`: push `your_turn`
-    if the player has not acted yet, stream or not (a tab left open tells nobody)."""
+def turn_late_notify(
+    *, game_id: uuid.UUID, seat: int, turn_seq: int, first_seq: int | None = None
+) -> int:
+    """`NOTIFY_AFTER_SECONDS` into the turn that the change logging events
+    `first_seq`..`turn_seq` began: push `your_turn` if the player has not acted yet,
+    stream or not (a tab left open tells nobody)."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         return 0
     player_id = _still_their_turn(game, seat, turn_seq)
     if player_id is None:
         return 0
-    text = _turn_text(game, _change_at(game, turn_seq))
+    first = first_seq if first_seq is not None else turn_seq
+    change = Event.objects.filter(game=game, seq__gte=first, seq__lte=turn_seq).order_by("seq")
+    text = _turn_text(game, list(change), player_id)
     push.deliver(_your_turn(game, seat, player_id, text))
     return 1
 
@@ -291,21 +296,29 @@ def _your_turn(
     )
 
 
-def _turn_text(game: Game, events: Sequence[Event]) -> str:
-    """What happened just before the turn, in a few words: "Ann played a Wild Draw
-    Four: your turn"."""
-    timed_out = next((e for e in events if e.type == "turn_timed_out"), None)
-    if timed_out is not None:  # its default action follows: said as the timeout
-        return f"{_name_at(game, timed_out.seat)} ran out of time: your turn"
-    for event in reversed(events):
-        who = _name_at(game, event.seat)
-        if event.type == "card_played":
-            return f"{who} played {card_in_words(int(event.data['card']))}: your turn"
-        if event.type == "turn_passed":
+def _turn_text(game: Game, events: Sequence[Event], player_id: str) -> str:
+    """What began the turn, in a few words, from the change's events (the first is
+    what its maker did): "Ann played a Wild Draw Four: your turn"."""
+    by_type = {event.type: event for event in events}
+    if "turn_timed_out" in by_type:  # its default action follows: said as the timeout
+        return f"{_name_at(game, by_type['turn_timed_out'].seat)} ran out of time: your turn"
+    if "round_started" in by_type:
+        return f"Round {by_type['round_started'].round} has begun: your turn"
+    first = events[0] if events else None
+    if first is not None:
+        who = _name_at(game, first.seat)
+        if first.type == "card_played":
+            return f"{who} played {card_in_words(int(first.data['card']))}: your turn"
+        if first.type == "turn_passed":
             return f"{who} passed: your turn"
-        if event.type == "round_started":
-            return f"Round {event.round} has begun: your turn"
-    return f"Your turn in the game with {_others(game, _human(game.seating[0]) or '')}"
+        if first.type == "challenged":
+            challenger = _name_at(game, first.data.get("by"))
+            outcome = "won" if first.data.get("guilty") else "lost"
+            return f"{challenger} challenged {who}'s Wild Draw Four and {outcome}: your turn"
+        if first.type == "cards_drawn":
+            count = int(first.data.get("count", 0))
+            return f"{who} drew {count} card{'s' if count != 1 else ''}: your turn"
+    return f"Your turn in the game with {_others(game, player_id)}"
 
 
 def card_in_words(card: int) -> str:
@@ -347,11 +360,6 @@ def _still_their_turn(game: Game, seat: int, turn_seq: int) -> str | None:
     if Event.objects.filter(game=game, seq__gt=turn_seq, seat=seat).exists():
         return None
     return player_id
-
-
-def _change_at(game: Game, seq: int) -> list[Event]:
-    """The last few events up to `seq`: enough to say what began the turn."""
-    return list(Event.objects.filter(game=game, seq__lte=seq, seq__gt=seq - 8).order_by("seq"))
 
 
 def _timed_out_player(game: Game, taken: Event, events: Sequence[Event]) -> str | None:

@@ -59,10 +59,12 @@ def notify_change(
 
 
 @shared_task(name=dispatch.NOTIFY_TURN_LATE)
-def notify_turn_late(game_id: str, seat: int, turn_seq: int) -> int:
-    """Push `your_turn` to the player of `seat` if the turn that began at `turn_seq` is
-    still theirs and unplayed."""
-    return notifications.turn_late_notify(game_id=uuid.UUID(game_id), seat=seat, turn_seq=turn_seq)
+def notify_turn_late(game_id: str, seat: int, turn_seq: int, first_seq: int | None = None) -> int:
+    """Push `your_turn` to the player of `seat` if the turn that the change logging
+    events `first_seq`..`turn_seq` began is still theirs and unplayed."""
+    return notifications.turn_late_notify(
+        game_id=uuid.UUID(game_id), seat=seat, turn_seq=turn_seq, first_seq=first_seq
+    )
 
 
 @shared_task(name=dispatch.SWEEP)

@@ -122,6 +122,7 @@ def test_a_player_watching_the_game_from_a_stream_hears_of_their_turn_only_if_th
     assert later.countdown == settings.NOTIFY_AFTER_SECONDS
     run_sent(sent_tasks, dispatch.NOTIFY_TURN_LATE)
     assert [(n.kind, n.player_id) for n in pushed] == [("your_turn", str(guest.player.pk))]
+    assert pushed[0].text == f"{host.player.name} played a red 5: your turn"
 
 
 def test_a_late_reminder_of_a_turn_played_in_time_sends_nothing(
@@ -318,3 +319,5 @@ def test_a_challenge_that_fails_hands_the_turn_back_to_the_player_it_was_against
     run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
     # Ann had no red: Bob draws six and is skipped, and it is Ann's turn again.
     assert [(n.kind, n.player_id) for n in pushed] == [("your_turn", str(host.player.pk))]
+    ann, bob = host.player.name, guest.player.name
+    assert pushed[0].text == f"{bob} challenged {ann}'s Wild Draw Four and lost: your turn"
