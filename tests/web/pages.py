@@ -1,0 +1,168 @@
+"""The web client's pages as a person sees and uses them, for the browser tests of
+/play/ (their fixtures are in conftest.py): a page of a person of its own, what a
+person sees of the table, the clicks a person makes, and whether a page fits its
+viewport."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+DESK = {"width": 1400, "height": 900}
+PHONE = {"width": 390, "height": 844}
+# Generous for a loaded CI machine: a round against bots that do not think takes
+# seconds, most of them the page's own clicks.
+GAME_OVER_WITHIN = 120.0
+CLICK_MS = 3_000
+
+
+def new_page(browser: Any) -> Any:
+    """A page of a browser profile of its own (its own localStorage: another person),
+    whose console errors and uncaught exceptions are kept in `page.errors`."""
+    opened = browser.new_context(viewport=DESK).new_page()
+    opened.errors = []
+    opened.on(
+        "console",
+        lambda message: opened.errors.append(message.text) if message.type == "error" else None,
+    )
+    opened.on("pageerror", lambda error: opened.errors.append(str(error)))
+    opened.requests = []
+    opened.on("request", lambda request: opened.requests.append(request.url))
+    return opened
+
+
+# What a person sees of the table, read from the page as it is shown.
+SEEN = """() => {
+  const enabled = (key) => {
+    const b = document.querySelector(`.actions button[data-key="${key}"]`);
+    return b && !b.disabled ? b : null;
+  };
+  const uno = enabled("uno");
+  return {
+    over: Boolean(document.querySelector(".results.over")),
+    busy: document.querySelector(".table")?.getAttribute("aria-busy") === "true",
+    dialog: document.getElementById("choice").open,
+    playable: [...document.querySelectorAll(".hand button.card.playable")]
+      .map((b) => b.dataset.card),
+    hand: document.querySelectorAll(".hand .card").length,
+    actions: ["draw", "pass", "choose-color", "accept", "challenge"].filter(enabled),
+    uno: uno ? uno.getAttribute("aria-pressed") ?? "call" : null,
+    log: [...document.querySelectorAll(".log li")].map((li) => li.textContent),
+  };
+}"""
+
+WIDER_THAN_THE_VIEWPORT = """() => {
+  const width = document.documentElement.clientWidth;
+  const outside = [...document.querySelectorAll("body *")].filter((element) => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && (box.left < -1 || box.right > width + 1);
+  }).map((element) => element.className || element.tagName);
+  return {scroll: document.documentElement.scrollWidth > width, outside};
+}"""
+
+
+def press(page: Any, selector: str, *, keyboard: bool = False) -> bool:
+    """Click what `selector` finds, or with `keyboard` move the focus to it and press
+    Enter; False when the table changed under the pointer."""
+    try:
+        if keyboard:
+            page.focus(selector, timeout=CLICK_MS)
+            page.keyboard.press("Enter")
+        else:
+            page.click(selector, timeout=CLICK_MS)
+    except Exception:  # Playwright's TimeoutError: the element went with a new view.
+        return False
+    return True
+
+
+def fits(page: Any, viewport: dict[str, int]) -> None:
+    page.set_viewport_size(viewport)
+    page.wait_for_timeout(200)
+    laid_out = page.evaluate(WIDER_THAN_THE_VIEWPORT)
+    assert laid_out == {"scroll": False, "outside": []}, viewport
+
+
+def play_one_click(person: Player, seen: dict[str, Any]) -> bool:
+    """The next click a person would make on what is `seen`; False when there is none
+    to make (a bot is to play)."""
+
+    def on(selector: str) -> bool:
+        return press(person.page, selector, keyboard=person.keyboard)
+
+    if seen["dialog"]:
+        return on("#choice-buttons button")
+    for action in ("choose-color", "challenge"):
+        if action in seen["actions"]:
+            return on(f'.actions button[data-key="{action}"]')
+    if seen["uno"] == "call":
+        return on('.actions button[data-key="uno"]')
+    if seen["playable"]:
+        if seen["hand"] == 2 and seen["uno"] == "false":
+            person.said_uno.append(seen["playable"][0])
+            return on('.actions button[data-key="uno"]')
+        card = seen["playable"][0]
+        return on(f'.hand button.card.playable[data-card="{card}"]')
+    for action in ("draw", "pass"):
+        if action in seen["actions"]:
+            return on(f'.actions button[data-key="{action}"]')
+    return False
+
+
+def sign_up(page: Any, name: str) -> None:
+    page.fill("#name", name)
+    page.click("text=Start playing")
+
+
+def create(page: Any, *, bots: int, friends: int = 0) -> None:
+    """A one-round game, from the lobby's form."""
+    page.select_option("#bots", str(bots))
+    page.select_option("#strength", "greedy")
+    page.select_option("#friends", str(friends))
+    page.fill("#target", "0")
+    page.click("text=Create and start")
+    page.wait_for_url("**/play/games/*", timeout=20_000)
+
+
+class Player:
+    """One person at the table, their page and what they saw and did; with `keyboard`
+    they play with the keyboard alone."""
+
+    def __init__(self, page: Any, *, keyboard: bool = False) -> None:
+        self.page = page
+        self.keyboard = keyboard
+        self.clicks = 0
+        self.said_uno: list[str] = []
+        self.log: set[str] = set()
+
+
+def play_to_the_end(
+    players: list[Player], watch: Callable[[Player, dict[str, Any]], None] | None = None
+) -> None:
+    """Each person clicks what they would click until every page shows the game's end;
+    `watch` sees what each page shows before each click."""
+    deadline = time.monotonic() + GAME_OVER_WITHIN
+    while True:
+        over = 0
+        for person in players:
+            seen = person.page.evaluate(SEEN)
+            person.log.update(seen["log"])
+            if seen["over"]:
+                over += 1
+                continue
+            if watch:
+                watch(person, seen)
+            if not seen["busy"] and play_one_click(person, seen):
+                person.clicks += 1
+        if over == len(players):
+            return
+        assert time.monotonic() < deadline, "the game is not over"
+        players[0].page.wait_for_timeout(50)
+
+
+def resumed_streams(page: Any) -> list[str]:
+    return [url for url in page.requests if "/stream?ticket=" in url and "&after=" in url]
+
+
+def token_of(page: Any) -> str:
+    return str(page.evaluate("() => JSON.parse(localStorage.getItem('uno.player')).token"))
