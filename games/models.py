@@ -179,6 +179,12 @@ class Game(models.Model):
         seat = self.seat_of(player)
         return seat is not None and seat == self.seat_to_act()
 
+    def human_at(self, seat: int) -> str | None:
+        """The id of the person who plays at `seat`; None for a bot's seat, a seat a
+        bot took over, or an empty one."""
+        entry = self.seating[seat]
+        return entry["player"]["id"] if entry["bot"] is None and entry["player"] else None
+
     def human_player_ids(self) -> list[str]:
         return [e["player"]["id"] for e in self.seating if e["bot"] is None and e["player"]]
 

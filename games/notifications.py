@@ -38,7 +38,7 @@ from django.db import transaction
 from games import dispatch, engine
 from games.engine import GameState
 from games.engine.cards import CARDS
-from games.models import Event, Game, GameStatus, SeatingEntry
+from games.models import Event, Game, GameStatus
 from players import push
 from unoservice import presence
 
@@ -87,7 +87,7 @@ def _turn_begun(
     seat = state.to_act
     if seat is None or seat == actor or game.paused_until is not None:
         return None
-    return seat if _human(game.seating[seat]) else None
+    return seat if game.human_at(seat) else None
 
 
 def reminder_due(game: Game) -> dt.datetime | None:
@@ -181,11 +181,11 @@ def reminders_send(now: dt.datetime, *, limit: int = 200) -> int:
             claimed = Game.objects.filter(pk=game.pk, reminder_at=game.reminder_at).update(
                 reminder_at=None
             )
-            if not claimed or game.state is None or game.turn_deadline is None:
+            seat = game.seat_to_act()
+            if not claimed or seat is None or game.turn_deadline is None:
                 continue
-            seat = GameState.from_snapshot(game.state).to_act
-            player_id = _human(game.seating[seat]) if seat is not None else None
-            if seat is None or player_id is None:
+            player_id = game.human_at(seat)
+            if player_id is None:
                 continue
             left = _duration_in_words(game.turn_deadline - now)
             text = f"{left} left to play your turn"
@@ -206,14 +206,14 @@ def _news(game: Game, events: Sequence[Event]) -> Iterator[push.Notification]:
     for event in events:
         if event.type == "game_started":
             starter = None if game.match_key else str(game.host_id)
-            for player_id in _humans(game):
+            for player_id in game.human_player_ids():
                 if player_id != starter:
                     text = f"Your game with {_others(game, player_id)} has started"
                     yield _note("match_found", game, player_id, text, path, changed_at)
         elif event.type == "rematch_offered":
             by = event.data.get("by") or {}
             new_game = str(event.data.get("game"))
-            for player_id in _humans(game):
+            for player_id in game.human_player_ids():
                 if player_id != by.get("id"):
                     text = f"{by.get('name', 'A player')} wants a rematch"
                     extra = {"rematch": new_game, "by": by}
@@ -223,7 +223,7 @@ def _news(game: Game, events: Sequence[Event]) -> Iterator[push.Notification]:
                     )
         elif event.type == "game_ended":
             winner = event.data.get("winner")
-            for player_id in _humans(game):
+            for player_id in game.human_player_ids():
                 won = _seat_of(game, player_id) == winner
                 text = "You won the game" if won else f"{_name_at(game, winner)} won the game"
                 yield _note("game_finished", game, player_id, text, path, changed_at)
@@ -352,10 +352,8 @@ def game_path(game_id: object) -> str:
 def _still_their_turn(game: Game, seat: int, turn_seq: int) -> str | None:
     """The player whose turn began at `turn_seq`, if it is still theirs and they have
     not acted since (no event of their seat after it); None otherwise."""
-    if game.status != GameStatus.PLAYING or game.paused_until is not None or game.state is None:
-        return None
-    player_id = _human(game.seating[seat])
-    if player_id is None or GameState.from_snapshot(game.state).to_act != seat:
+    player_id = game.human_at(seat)
+    if player_id is None or game.seat_to_act() != seat:
         return None
     if Event.objects.filter(game=game, seq__gt=turn_seq, seat=seat).exists():
         return None
@@ -371,19 +369,11 @@ def _timed_out_player(game: Game, taken: Event, events: Sequence[Event]) -> str 
     return entry["player"]["id"] if entry["player"] else None
 
 
-def _human(entry: SeatingEntry) -> str | None:
-    return entry["player"]["id"] if entry["bot"] is None and entry["player"] else None
-
-
 def _seat_of(game: Game, player_id: str) -> int | None:
     for seat, entry in enumerate(game.seating):
         if entry["player"] and entry["player"]["id"] == player_id:
             return seat
     return None
-
-
-def _humans(game: Game) -> list[str]:
-    return game.human_player_ids()
 
 
 def _name_at(game: Game, seat: object) -> str:

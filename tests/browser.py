@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import CHROMIUM
 from tests.support import ROOT
+from tests.workers import WITH_A_WORKER
 
 # Chromium's own background traffic would only be refused on a closed network.
 CHROMIUM_ARGS = [
@@ -30,14 +31,7 @@ CHROMIUM_ARGS = [
 
 # The marks of a browser test against the served service (tests/served.py) with a real
 # worker for the bots.
-SERVED_WITH_A_WORKER = [
-    pytest.mark.browser,
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+SERVED_WITH_A_WORKER = [pytest.mark.browser, *WITH_A_WORKER]
 
 
 OPERATOR, OPERATOR_PASSWORD = "operator", "s3cret-pass"

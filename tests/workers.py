@@ -17,6 +17,16 @@ from django.db import connection
 
 from tests.support import celery_beat, celery_worker, log_tails, spawn, stop_groups, wait_until
 
+# The marks of a test that runs a real worker (and beat) on PostgreSQL and Redis:
+# the worker reads what the test committed, so the test's own transaction is real.
+WITH_A_WORKER = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
+
 
 def database_url() -> str:
     db = settings.DATABASES["default"]

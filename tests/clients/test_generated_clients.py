@@ -27,15 +27,9 @@ import pytest
 
 from tests.served import Client, Served, serving
 from tests.support import ROOT
-from tests.workers import CeleryProcesses, purge_broker
+from tests.workers import WITH_A_WORKER, CeleryProcesses, purge_broker
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_A_WORKER
 
 HERE = ROOT / "tests" / "clients"
 BIN = Path(sys.executable).parent

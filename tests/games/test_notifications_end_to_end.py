@@ -17,15 +17,9 @@ from tests.games.live.test_stream import Reader
 from tests.push_service import PushRequest, PushService
 from tests.served import Client, Served, serving, shared_cache_url
 from tests.support import wait_until
-from tests.workers import CeleryProcesses, purge_broker
+from tests.workers import WITH_A_WORKER, CeleryProcesses, purge_broker
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-]
+pytestmark = WITH_A_WORKER
 
 NOTIFY_AFTER_SECONDS = 4
 PUSH_ENV = {"NOTIFY_AFTER_SECONDS": str(NOTIFY_AFTER_SECONDS), "PUSH_ALLOW_HTTP": "true"}

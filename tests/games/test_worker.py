@@ -9,21 +9,14 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from games import replay, services
 from games.engine import GameState
 from games.engine.cards import DECK_SIZE
 from games.models import Event, Game, GameStatus
 from tests.factories import reload, seed_where, start_game
+from tests.workers import WITH_A_WORKER
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_A_WORKER
 
 
 def state_of(game: Game) -> GameState:

@@ -21,14 +21,9 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from games import dispatch, services
 from games.models import Event, Game
 from tests.factories import reload, seed_where, start_game
+from tests.workers import WITH_A_WORKER
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_A_WORKER
 
 VISIBILITY = 2  # seconds; the longest countdown is then one second
 SWEEP_SECONDS = 0.5

@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 from django.db import transaction
 from django.utils import timezone
 
 from players import push
 from players.models import Device
+from tests.workers import WITH_A_WORKER
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_A_WORKER
 
 
 def notify(persona, kind: str = "your_turn") -> push.Notification:
