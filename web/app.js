@@ -1,13 +1,30 @@
-// The client's routes: /play/ (the lobby), /play/games/<id> (a table) and
-// /play/join/<code> (a private game's invite link).
+// The client's routes: /play/ (the lobby), /play/games/<id> (a table, or a spectator's
+// view of it), /play/games/<id>/replay, /play/players/<id> (a profile, `me` for the
+// player's own), /play/leaderboard and /play/join/<code> (a private game's invite link).
 import { player } from "./api.js";
+import { h } from "./dom.js";
+import { showLeaderboard } from "./leaderboard.js";
 import { joinByLink, showLobby } from "./lobby.js";
+import { showProfile } from "./profile.js";
+import { showReplay } from "./replay.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
 const main = document.getElementById("main");
 const who = document.getElementById("who");
+const nav = document.getElementById("nav");
 let leave = null;
+
+// The header's links, for a player signed up in this browser.
+function links() {
+  const here = location.pathname.replace(/\/$/, "");
+  const link = (href, label) => h("a", { href, "data-link": true,
+    "aria-current": here === href ? "page" : null }, label);
+  nav.setAttribute("aria-label", text.nav);
+  nav.replaceChildren(...(player()
+    ? [link("/play/players/me", text.yourProfile), link("/play/leaderboard", text.leaderboard)]
+    : []));
+}
 
 function route() {
   if (leave) leave();
@@ -15,10 +32,18 @@ function route() {
   document.title = text.title;
   const game = location.pathname.match(/^\/play\/games\/([0-9a-f-]+)\/?$/);
   const join = location.pathname.match(/^\/play\/join\/([^/]+)\/?$/);
-  if (game && player()) {
+  const replay = location.pathname.match(/^\/play\/games\/([0-9a-f-]+)\/replay\/?$/);
+  const profile = location.pathname.match(/^\/play\/players\/([^/]+)\/?$/);
+  const board = /^\/play\/leaderboard\/?$/.test(location.pathname);
+  const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
+  links();
+  if ((game || replay || profile || board) && player()) {
     who.replaceChildren(text.signedInAs(player().name));
-    leave = showTable(main, game[1], go);
   }
+  if (game && player()) leave = showTable(main, game[1], go);
+  else if (replay && player()) leave = showReplay(main, replay[1]);
+  else if (profile && player()) leave = showProfile(main, decodeURIComponent(profile[1]), page);
+  else if (board && player()) leave = showLeaderboard(main, page);
   else if (join) joinByLink(main, who, decodeURIComponent(join[1]), go);
   else showLobby(main, who, go);
 }

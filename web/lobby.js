@@ -127,8 +127,10 @@ export async function showLobby(main, who, go) {
     return signUpForm(main, go);
   }
   main.replaceChildren(h("p", {}, text.loading));
+  let me;
   try {
-    signedIn(who, await get("/players/me"), go);
+    me = await get("/players/me");
+    signedIn(who, me, go);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       forgetPlayer();
@@ -138,7 +140,7 @@ export async function showLobby(main, who, go) {
     return;
   }
   main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), quickMatchForm(go), joinForm(go),
-    await yourGames()));
+    await yourGames(), await gamesToWatch(me)));
 }
 
 function quickMatchForm(go) {
@@ -181,6 +183,9 @@ function joinForm(go) {
   return form;
 }
 
+const players = (g) => g.players.map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat)))
+  .join(", ");
+
 // The games the player sits in that are not over, to go back to.
 async function yourGames() {
   let games = [];
@@ -191,12 +196,31 @@ async function yourGames() {
   } catch {
     return null;
   }
-  const players = (g) => g.players.map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat)))
-    .join(", ");
   return h("section", { class: "panel", "aria-labelledby": "your-games-title" },
     h("h2", { id: "your-games-title" }, text.yourGames),
     games.length === 0 ? h("p", { class: "games-empty" }, text.noGames) : h("ul", { class: "games" }, games.map((g) =>
       h("li", {}, h("span", {}, text.gameLine(g, players(g))),
         h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
                  "aria-label": `${text.openGame}: ${players(g)}` }, text.openGame)))));
+}
+
+// A few public games being played that the player holds no seat in, to watch.
+const TO_WATCH = 5;
+
+async function gamesToWatch(me) {
+  let games;
+  try {
+    games = (await get("/games?status=playing")).results;
+  } catch {
+    return null;
+  }
+  games = games.filter((g) => g.visibility === "public" &&
+    !g.players.some((p) => p.player && p.player.id === me.id)).slice(0, TO_WATCH);
+  return h("section", { class: "panel", "aria-labelledby": "watch-title" },
+    h("h2", { id: "watch-title" }, text.gamesToWatch),
+    games.length === 0 ? h("p", { class: "watch-empty" }, text.noGamesToWatch)
+      : h("ul", { class: "games watch" }, games.map((g) =>
+        h("li", {}, h("span", {}, players(g)),
+          h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
+                   "aria-label": `${text.watch}: ${players(g)}` }, text.watch)))));
 }

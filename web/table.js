@@ -176,12 +176,19 @@ export function showTable(main, gameId, go) {
       })));
   }
 
+  // A spectator: no seat of theirs at this table, not even one a bot took.
+  function watching(view) {
+    const me = player();
+    return !view.you && !(me && view.seats.some((s) => s.player && s.player.id === me.id));
+  }
+
   function status(view) {
     let said;
     if (view.status === "waiting") said = text.waitingForPlayers;
     else if (view.status !== "playing") said = view.status === "abandoned" ? text.abandoned : text.gameOver;
     else if (view.you && view.current_seat === view.you.seat) said = text.yourTurn;
     else said = text.waitingFor(name(view.current_seat));
+    if (watching(view)) said = `${text.watching} ${said}`;
     const line = state.note ? `${said} ${state.note}` : said;
     if (statusLine.textContent !== line) statusLine.textContent = line;
   }
@@ -214,6 +221,8 @@ export function showTable(main, gameId, go) {
         view.status === "finished" && view.you ? h("button", {
           type: "button", "data-key": "rematch", disabled: state.busy, onclick: rematch,
         }, text.playAgain) : null,
+        h("a", { href: `/play/games/${gameId}/replay`, "data-link": true, class: "button secondary",
+                 "data-key": "replay" }, text.replay),
         h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby)));
     }
     return h("section", { class: `results${over ? " over" : ""}`, "aria-live": "polite" }, parts);
@@ -292,6 +301,7 @@ export function showTable(main, gameId, go) {
     const legal = view.you && view.status === "playing" ? view.you.legal_moves : [];
     root.setAttribute("aria-busy", state.busy ? "true" : "false");
     root.dataset.status = view.status;
+    root.classList.toggle("watching", watching(view));
     const over = view.status === "finished" || view.status === "abandoned";
     status(view);
     replace(content,
@@ -300,7 +310,7 @@ export function showTable(main, gameId, go) {
       view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel }) : null,
       over ? results(view) : null,
       seatsList(view),
-      h("div", { class: "middle" }, pile(view), actions(view, legal)),
+      h("div", { class: "middle" }, pile(view), watching(view) ? null : actions(view, legal)),
       hand(view, legal),
       over ? null : results(view),
       logList());

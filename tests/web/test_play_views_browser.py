@@ -1,0 +1,174 @@
+"""The web client's views beyond the table, in a real browser: a second person finds a
+public game among the games to watch and follows it live as a spectator, with no
+hand of their own; once it is over its player finds it in her profile's history,
+opens its replay and moves through it with the slider (by keyboard and by clicks),
+the page showing the table the API's replay gives for each event; and she opens the
+leaderboard.
+
+Her moves go through the API (a person sits at the table, the bots play at once), so
+that the test spends its time on the pages it is about. Saves screenshots at 390x844
+of the spectator's table, the replay, the profile and the leaderboard to
+``artifacts/play-watch.png``, ``artifacts/play-replay.png``,
+``artifacts/play-profile.png`` and ``artifacts/play-leaderboard.png`` (or under
+``$TEST_ARTIFACTS_DIR``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
+from tests.served import Client, Served
+from tests.web.pages import DESK, PHONE, fits, new_page, sign_up, token_of
+
+pytestmark = SERVED_WITH_A_WORKER
+
+GAME_OVER_WITHIN = 120.0
+# The moves a player makes when they have a choice: a card first, drawing last.
+PREFERRED = ("play", "choose_color", "accept", "call_uno", "draw", "pass")
+
+# The replay as the page shows it once the table of the slider's event has come.
+SHOWN = """() => {
+  const table = document.querySelector(".replay-table");
+  const slider = document.getElementById("replay-seq");
+  if (!table || table.getAttribute("aria-busy") !== "false" || table.dataset.seq !== slider.value) {
+    return null;
+  }
+  const top = table.querySelector(".top-card");
+  const codes = (seat) =>
+    [...seat.querySelectorAll(".replay-hand .card")].map((c) => c.dataset.code);
+  return {
+    seq: Number(table.dataset.seq),
+    top: top ? top.dataset.code : null,
+    hands: Object.fromEntries([...table.querySelectorAll(".replay-seat")]
+      .map((seat) => [seat.dataset.seat, codes(seat)])),
+    said: document.getElementById("replay-event").textContent,
+  };
+}"""
+
+
+def a_move(player: Client, game_id: str) -> bool:
+    """The player's move, when the game waits for one: False when it does not."""
+    game = player.get(f"/games/{game_id}").body
+    moves = game["you"]["legal_moves"] if game["status"] == "playing" else []
+    for action in PREFERRED:
+        chosen = [move for move in moves if move["action"] == action]
+        if chosen:
+            # 409: a bot moved first (a catch); the next look decides afresh.
+            assert player.post(f"/games/{game_id}/moves", chosen[0]).status in (200, 409)
+            return True
+    return False
+
+
+def play_to_the_end(player: Client, game_id: str) -> None:
+    deadline = time.monotonic() + GAME_OVER_WITHIN
+    while player.get(f"/games/{game_id}").body["status"] == "playing":
+        assert time.monotonic() < deadline, "the game is not over"
+        if not a_move(player, game_id):
+            time.sleep(0.05)  # the bots' turn: look again
+
+
+def log_lines(page: Any) -> int:
+    return int(page.locator(".log li").count())
+
+
+def the_replay_shows_the_apis_table(page: Any, player: Client, game_id: str) -> dict[str, Any]:
+    page.wait_for_function(SHOWN, timeout=20_000)
+    shown = page.evaluate(SHOWN)
+    table = player.get(f"/games/{game_id}/replay?seq={shown['seq']}").body
+    assert shown["top"] == table["top_card"]["code"]
+    hands = {seat: [card["code"] for card in cards] for seat, cards in table["hands"].items()}
+    assert shown["hands"] == hands
+    assert shown["said"]
+    return dict(shown)
+
+
+def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_history(
+    service: Served, browser: Any
+):
+    ann_page, bob_page = new_page(browser), new_page(browser)
+    ann_page.goto(f"{service.url}/play/")
+    sign_up(ann_page, "Ann")
+    ann_page.wait_for_selector("#your-games-title")
+    ann = service.client(token_of(ann_page))
+    game_id = ann.post("/games", {"max_players": 4, "target_score": 0}).body["id"]
+    for _ in range(3):
+        assert ann.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status == 201
+    assert ann.post(f"/games/{game_id}/start").status == 200
+
+    # Bob finds her game among the games to watch, and watches it: no hand, no
+    # actions, and a status that says he is watching.
+    bob_page.goto(f"{service.url}/play/")
+    sign_up(bob_page, "Bob")
+    bob_page.click(f'.watch a[href="/play/games/{game_id}"]')
+    bob_page.wait_for_selector(".status:has-text('You are watching.')", timeout=20_000)
+    assert bob_page.locator(".seat-name:text-is('Ann')").count() == 1
+    assert bob_page.locator(".hand, .actions").count() == 0
+    fits(bob_page, DESK)
+    fits(bob_page, PHONE)
+    bob_page.screenshot(path=str(artifacts_dir() / "play-watch.png"))
+
+    # Each of Ann's moves reaches his page as it happens.
+    for _ in range(3):
+        before = log_lines(bob_page)
+        while not a_move(ann, game_id):
+            time.sleep(0.05)
+        bob_page.wait_for_function(
+            f"() => document.querySelectorAll('.log li').length > {before}", timeout=20_000
+        )
+    assert bob_page.locator(".log li", has_text="Ann ").count() >= 1
+    play_to_the_end(ann, game_id)
+    bob_page.wait_for_selector('.results.over a[data-key="replay"]', timeout=20_000)
+    assert bob_page.locator(".hand").count() == 0
+
+    # Ann's profile lists the game, with its replay.
+    ann_page.click("nav >> text=Your profile")
+    ann_page.wait_for_selector(".history-game")
+    history = ann.get("/players/me/games").body
+    assert history["count"] == 1
+    assert ann_page.locator(".history-game").count() == 1
+    assert ann_page.locator("#profile-title").inner_text() == "Ann"
+    assert "Provisional: 0 of 5 rated games" in ann_page.inner_text(".standing")
+    assert "fewer than two people" in ann_page.inner_text(".history-game")
+    fits(ann_page, DESK)
+    fits(ann_page, PHONE)
+    ann_page.screenshot(path=str(artifacts_dir() / "play-profile.png"), full_page=True)
+    fits(ann_page, DESK)
+    ann_page.click(f'.history-game[data-game="{game_id}"] >> text=Replay')
+    ann_page.wait_for_url(f"**/play/games/{game_id}/replay*")
+
+    # It opens at the deal; the slider moves by keyboard, by its buttons and by a click
+    # on it, the table following, read only for where it settles.
+    last = len(ann.get(f"/games/{game_id}/log").body["events"])
+    first = the_replay_shows_the_apis_table(ann_page, ann, game_id)
+    ann_page.focus("#replay-seq")
+    for _ in range(3):
+        ann_page.keyboard.press("ArrowRight")
+    assert the_replay_shows_the_apis_table(ann_page, ann, game_id)["seq"] == first["seq"] + 3
+    asked = [url for url in ann_page.requests if "/replay?seq=" in url]
+    assert not any(url.endswith(f"seq={first['seq'] + 1}") for url in asked), asked
+    ann_page.click("button[data-key='next']")
+    assert the_replay_shows_the_apis_table(ann_page, ann, game_id)["seq"] == first["seq"] + 4
+    box = ann_page.locator("#replay-seq").bounding_box()
+    ann_page.mouse.click(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)
+    clicked = the_replay_shows_the_apis_table(ann_page, ann, game_id)["seq"]
+    assert first["seq"] + 4 < clicked <= last
+    fits(ann_page, DESK)
+    fits(ann_page, PHONE)
+    ann_page.screenshot(path=str(artifacts_dir() / "play-replay.png"), full_page=True)
+
+    # The leaderboard shows the API's rows (none yet: one person against bots is
+    # never rated), each a link to a profile.
+    ann_page.click("nav >> text=Leaderboard")
+    ann_page.wait_for_selector("#leaderboard-title")
+    board = ann.get("/leaderboard").body
+    rows = ann_page.locator("table.list tbody tr a[href^='/play/players/']")
+    assert rows.count() == len(board["results"])
+    if not board["results"]:
+        assert ann_page.inner_text(".leaderboard-empty") == "No one has the record for a rank yet."
+    fits(ann_page, DESK)
+    fits(ann_page, PHONE)
+    ann_page.screenshot(path=str(artifacts_dir() / "play-leaderboard.png"), full_page=True)
+    assert ann_page.errors == []
+    assert bob_page.errors == []
