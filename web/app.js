@@ -2,6 +2,7 @@
 // /play/join/<code> (a private game's invite link).
 import { player } from "./api.js";
 import { joinByLink, showLobby } from "./lobby.js";
+import { renewPush } from "./push.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
@@ -39,3 +40,5 @@ document.addEventListener("click", (e) => {
 });
 window.addEventListener("popstate", route);
 route();
+// A registration that fails now is tried again at the next start.
+renewPush().catch(() => null);
