@@ -2,7 +2,8 @@
 it is my turn" in the lobby, the page registers its service worker (/play/sw.js, scope
 /play/) and its subscription as a device; with the page away from the game, the
 service pushes her turn to the push service, and the worker shows what it pushed as
-a notification of that game; "Stop notifying me" removes the device. The lobby with
+a notification of that game; "Stop notifying me" removes the device; once she blocks
+notifications, the page says so. The lobby with
 notifications on, at 390x844, is saved to ``artifacts/play-push-phone.png`` (or
 under ``$TEST_ARTIFACTS_DIR``).
 
@@ -158,6 +159,21 @@ def registration_id(page: Any, cdp: Any, scope: str) -> str:
     raise AssertionError(f"no registration at {scope}")
 
 
+def deny_notifications(browser: Any, cdp: Any, origin: str) -> None:
+    """What a person who blocks notifications in the site's settings does, in the
+    browser profile of the page whose DevTools session is `cdp`."""
+    context_id = cdp.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+    browser.new_browser_cdp_session().send(
+        "Browser.setPermission",
+        {
+            "permission": {"name": "notifications"},
+            "setting": "denied",
+            "origin": origin,
+            "browserContextId": context_id,
+        },
+    )
+
+
 def shown(page: Any) -> list[dict[str, Any]]:
     for _ in range(100):
         notes: list[dict[str, Any]] = page.evaluate(NOTIFICATIONS)
@@ -168,7 +184,7 @@ def shown(page: Any) -> list[dict[str, Any]]:
 
 
 def test_a_player_is_notified_of_her_turn_through_the_pages_service_worker(
-    service: Served, page: Any, push_service: PushService
+    service: Served, browser: Any, page: Any, push_service: PushService
 ):
     page.context.grant_permissions(["notifications"])
     fresh = fake_push_manager(page, push_service)
@@ -231,4 +247,10 @@ def test_a_player_is_notified_of_her_turn_through_the_pages_service_worker(
     page.wait_for_selector(NOTIFY)
     assert ann.get("/players/me/devices").body == []
     assert page.evaluate(FAKE_STATE)["subscription"] is None
+
+    # Notifications blocked in the browser: the page says so, and where to allow them.
+    deny_notifications(browser, cdp, service.url)
+    page.click(NOTIFY)
+    page.wait_for_selector("text=Notifications are blocked for this site")
+    assert ann.get("/players/me/devices").body == []
     assert page.errors == []
