@@ -1,6 +1,7 @@
 """The web client's one page (/play/ and every path under it): the file web/index.html
 as it is, not a template. Its scripts and styles are static files (/static/play/), and
-it speaks only the public API, so the page itself needs nothing from Django but this."""
+it speaks only the public API, so the page itself needs nothing from Django but this,
+and its service worker (/play/sw.js)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,29 @@ from unoservice import security
 
 
 @cache
-def _page() -> bytes:
-    return (settings.BASE_DIR / "web" / "index.html").read_bytes()
+def _file(name: str) -> bytes:
+    return (settings.BASE_DIR / "web" / name).read_bytes()
+
+
+def _answer(body: bytes, content_type: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response[security.HEADER] = security.PLAY_POLICY
+    # A page or a worker changed by a new release is taken at once, not a stale copy.
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @require_safe
 def play_page(request: HttpRequest, route: str = "") -> HttpResponse:
     """The client reads `route` (games/<id>, join/<code>) itself, once loaded."""
-    response = HttpResponse(_page(), content_type="text/html; charset=utf-8")
-    response[security.HEADER] = security.PLAY_POLICY
-    response["Cache-Control"] = "no-cache"
-    return response
+    return _answer(_file("index.html"), "text/html; charset=utf-8")
+
+
+@require_safe
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """web/sw.js, which shows the service's pushes. A worker's scope is at most the
+    folder its script is served from, so served here it covers the client's pages,
+    /play/, and no more, with nothing else to set. From /static/play/ it would need a
+    `Service-Worker-Allowed: /play/` header on that one static file alone, which
+    WhiteNoise serves as it serves all the others."""
+    return _answer(_file("sw.js"), "text/javascript; charset=utf-8")

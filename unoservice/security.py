@@ -24,10 +24,11 @@ DOCS_POLICY = (
     f"{_COMMON}"
 )
 # The web client (/play/): its own scripts and styles only, no inline ones; it talks to
-# the API and its streams on the same origin.
+# the API and its streams on the same origin, and registers its own service worker
+# (/play/sw.js, which runs under the same policy).
 PLAY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    f"connect-src 'self'; form-action 'none'; {_COMMON}"
+    f"connect-src 'self'; worker-src 'self'; form-action 'none'; {_COMMON}"
 )
 HEADER = "Content-Security-Policy"
 

@@ -10,7 +10,7 @@ from drf_spectacular.views import SpectacularAPIView
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import HealthView
 from unoservice.metrics_view import metrics_page
-from unoservice.play import play_page
+from unoservice.play import play_page, service_worker
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -23,6 +23,8 @@ urlpatterns = [
     path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),
     # The web client: one page for all of its own paths (/play/games/<id>, ...).
     path("play/", play_page, name="play"),
+    # Before the page's catch-all: served here, its scope is /play/ (unoservice.play).
+    path("play/sw.js", service_worker, name="play-sw"),
     path("play/<path:route>", play_page, name="play-route"),
 ]
 

@@ -7,6 +7,7 @@ import { showLeaderboard } from "./leaderboard.js";
 import { joinByLink, showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
 import { showReplay } from "./replay.js";
+import { renewPush } from "./push.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
@@ -64,3 +65,5 @@ document.addEventListener("click", (e) => {
 });
 window.addEventListener("popstate", route);
 route();
+// A registration that fails now is tried again at the next start.
+renewPush().catch(() => null);

@@ -1,6 +1,7 @@
 // The lobby: signing up, and a new game against bots.
 import { ApiError, forgetPlayer, get, player, post, signUp } from "./api.js";
 import { h } from "./dom.js";
+import { disablePush, enablePush, pushState } from "./push.js";
 import { text } from "./text.js";
 
 function field(label, control, help) {
@@ -99,8 +100,16 @@ function newGameForm(go) {
 function signedIn(who, me, go) {
   who.replaceChildren(
     h("span", {}, text.signedInAs(me.name)),
-    h("button", { type: "button", class: "link", onclick: () => { forgetPlayer(); go("/play/"); } },
-      text.newPlayer));
+    h("button", { type: "button", class: "link", onclick: newPlayer(go) }, text.newPlayer));
+}
+
+// This browser's notifications were the player's leaving it: they stop first.
+function newPlayer(go) {
+  return async () => {
+    await disablePush().catch(() => null);
+    forgetPlayer();
+    go("/play/");
+  };
 }
 
 // /play/join/<code>: a friend's private game, joined by its invite link.
@@ -140,7 +149,7 @@ export async function showLobby(main, who, go) {
     return;
   }
   main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), quickMatchForm(go), joinForm(go),
-    await yourGames(), await gamesToWatch(me)));
+    await yourGames(), await gamesToWatch(me), await notifications()));
 }
 
 function quickMatchForm(go) {
@@ -223,4 +232,37 @@ async function gamesToWatch(me) {
         h("li", {}, h("span", {}, players(g)),
           h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
                    "aria-label": `${text.watch}: ${players(g)}` }, text.watch)))));
+
+// The toggle of Web Push, shown only where the browser and the service both have it.
+async function notifications() {
+  let state;
+  try {
+    state = await pushState();
+  } catch {
+    return null;
+  }
+  if (state === "unsupported" || state === "off") return null;
+  const button = h("button", { type: "button", "data-key": "push" });
+  const status = h("p", { class: "push-status", role: "status" });
+  const show = (now, problem) => {
+    state = now;
+    button.textContent = state === "on" ? text.pushOff : text.pushOn;
+    button.disabled = false;
+    problem = problem || (state === "denied" ? text.pushDenied : "");
+    status.className = problem ? "push-status error" : "push-status";
+    status.textContent = problem || (state === "on" ? text.pushIsOn : "");
+  };
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = text.pushWorking;
+    try {
+      show(state === "on" ? await disablePush() : await enablePush());
+    } catch (err) {
+      show(state, text.error(err.message));
+    }
+  });
+  show(state);
+  return h("section", { class: "panel", "aria-labelledby": "push-title" },
+    h("h2", { id: "push-title" }, text.pushTitle),
+    h("p", { class: "help" }, text.pushHelp), button, status);
 }

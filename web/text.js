@@ -218,4 +218,13 @@ export const text = {
   botLabel: (strategy) => `${strategy} bot`,
   number: (n) => n.toFixed(2),
   date: (iso) => new Date(iso).toLocaleString(),
+  // Web Push: the lobby's toggle, and the device's name in the player's list.
+  pushTitle: "Notifications",
+  pushHelp: "This browser can tell you when it is your turn, even with the game's page closed.",
+  pushOn: "Notify me when it is my turn",
+  pushOff: "Stop notifying me",
+  pushWorking: "One moment…",
+  pushIsOn: "This browser notifies you when it is your turn.",
+  pushDenied: "Notifications are blocked for this site: allow them in your browser's site settings, then try again.",
+  pushDeviceLabel: "Web browser",
 };

@@ -54,3 +54,14 @@ def test_every_module_imports_only_modules_of_the_client():
             assert name.startswith("./"), (module.name, name)
             assert (WEB / name).is_file(), (module.name, name)
         assert not re.search(r"https?://", module.read_text()), module.name
+
+
+def test_the_service_worker_is_served_under_play_so_that_it_covers_the_clients_pages(client):
+    answer = client.get("/play/sw.js")
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "text/javascript; charset=utf-8"
+    assert answer["Cache-Control"] == "no-cache"
+    assert answer.content == (WEB / "sw.js").read_bytes()
+    assert answer[HEADER] == PLAY_POLICY
+    directives = dict(part.strip().split(" ", 1) for part in PLAY_POLICY.split(";"))
+    assert directives["worker-src"] == "'self'"
