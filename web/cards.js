@@ -7,9 +7,12 @@ export function face(card) {
   return card.kind === "number" ? String(card.number) : text.symbols[card.kind];
 }
 
-export function cardElement(tag, card, props = {}) {
+// `label`, when given, names the card (a button in the hand) by text hidden from the
+// eye rather than by aria-label, which would not hold the text the card shows.
+export function cardElement(tag, card, props = {}, label = null) {
   const color = card.color || "wild";
   return h(tag, { ...props, class: `card card-${color} ${props.class || ""}`.trim() },
+    label ? h("span", { class: "visually-hidden" }, label) : null,
     h("span", { class: "card-corner", "aria-hidden": "true" }, face(card)),
     h("span", { class: "card-face", "aria-hidden": "true" }, face(card)),
     h("span", { class: "card-color", "aria-hidden": "true" },

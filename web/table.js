@@ -121,7 +121,7 @@ export function showTable(main, gameId, go) {
     if (!view.top_card) return h("div", { class: "pile" }, h("p", {}, text.waitingToStart));
     return h("div", { class: "pile", "aria-label": text.pile, role: "group" },
       cardElement("div", view.top_card, { "aria-label": `${text.pile}: ${text.cardName(view.top_card)}`,
-                                          role: "img" }),
+                                          role: "img", "data-card": view.top_card.id }),
       h("div", { class: "pile-info" },
         h("p", { class: `current-color color-${view.current_color || "none"}` },
           text.currentColor(view.current_color)),
@@ -170,9 +170,8 @@ export function showTable(main, gameId, go) {
           type: "button", "data-key": `card-${card.id}`, "data-card": card.id,
           class: playable ? "playable" : "dimmed",
           "aria-disabled": playable ? null : "true",
-          "aria-label": playable ? text.playCard(text.cardName(card)) : text.cannotPlay(text.cardName(card)),
           onclick: () => { if (playable && !state.busy) playCard(card, moves); },
-        }));
+        }, playable ? text.playCard(text.cardName(card)) : text.cannotPlay(text.cardName(card))));
       })));
   }
 
@@ -292,7 +291,10 @@ export function showTable(main, gameId, go) {
   function logList() {
     return h("section", { class: "log", "aria-labelledby": "log-title" },
       h("h2", { id: "log-title" }, text.log),
-      h("ol", { role: "log" }, state.log.slice().reverse().map((l) => h("li", {}, l.said))));
+      // The log role on a wrapper: on the list itself it would hide that it is a list.
+      // The list scrolls, so the keyboard can reach it (its data-key keeps the focus).
+      h("div", { role: "log" }, h("ol", { tabindex: 0, "data-key": "log", "aria-labelledby": "log-title" },
+        state.log.slice().reverse().map((l) => h("li", {}, l.said)))));
   }
 
   function render() {

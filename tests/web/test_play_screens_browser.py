@@ -1,0 +1,217 @@
+"""The web client's screens at a desk's size (1400x900) and a phone's (390x844): the
+sign-up form and the lobby, and a game of two humans, Ann in the page and Bob through
+the API, dealt from a seed chosen so that Bob opens with a Wild Draw Four while Ann
+holds a wild: the challenge it puts to Ann, the hand it reveals to her alone once
+she challenges, the table mid-game, a wild's colour choice, and the round's results.
+
+Each screen is saved as ``artifacts/screen-<what>-<desk|phone>.png`` (or under
+``$TEST_ARTIFACTS_DIR``) and checked at both sizes: nothing scrolls sideways or lies
+outside the viewport, and the page logged no error. axe-core (pinned in
+tests/clients/package.json, installed by ``npm ci --prefix tests/clients``) runs in
+the page on the sign-up form, the lobby, the challenge, the table mid-game and with
+the colour dialog open, and finds no serious or critical violation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games.engine import CARDS, GameConfig, new_game
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
+from tests.served import Client, Served
+from tests.support import ROOT
+from tests.web.pages import DESK, PHONE, fits, sign_up, token_of
+
+pytestmark = SERVED_WITH_A_WORKER
+
+AXE = ROOT / "tests" / "clients" / "node_modules" / "axe-core" / "axe.min.js"
+SHOWN_MS = 20_000
+ROUND_MOVES = 400  # far more than a round of two takes: a loop that never ends fails
+ANN, BOB = 0, 1  # the host sits at seat 0, the one who joins next at seat 1
+
+# axe's findings as plain data: each violation's rule, impact and where it is.
+AXE_RUN = """async () => {
+  const found = await axe.run(document, { resultTypes: ["violations"] });
+  return found.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    targets: v.nodes.map((n) => n.target.join(" ")),
+  }));
+}"""
+
+
+@pytest.fixture
+def play_env() -> dict[str, str]:
+    """The service takes a game's seed from its creator, so the deal is known."""
+    return {"CLIENT_SEEDS": "true"}
+
+
+def kind(card: int) -> str:
+    return CARDS[card].kind
+
+
+def opening_seed() -> int:
+    """The first seed whose deal, in a one-round game of two, has Bob to play first
+    with a Wild Draw Four in his hand while Ann holds a wild of either kind."""
+    config = GameConfig(2, 0)
+    for seed in range(10_000):
+        state, _ = new_game(config, seed)
+        bob_has_one = any(kind(c) == "wild_draw_four" for c in state.hands[BOB])
+        ann_has_one = any(kind(c).startswith("wild") for c in state.hands[ANN])
+        if state.current == BOB and state.pending is None and bob_has_one and ann_has_one:
+            return seed
+    raise AssertionError("no seed deals that opening")
+
+
+def view_of(client: Client, game_id: str) -> dict[str, Any]:
+    answer = client.get(f"/games/{game_id}")
+    assert answer.status == 200, answer.body
+    return dict(answer.body)
+
+
+def move(client: Client, game_id: str, body: dict[str, Any]) -> None:
+    answer = client.post(f"/games/{game_id}/moves", body)
+    assert answer.status == 200, (body, answer.body)
+
+
+def next_move(view: dict[str, Any], keeping: int | None = None) -> dict[str, Any] | None:
+    """A plain player's move: play the first card that can be played but `keeping`
+    (saying UNO with the second-to-last), else draw, keep or accept; None when it is
+    not theirs to move."""
+    legal = [m for m in view["you"]["legal_moves"] if m["action"] not in ("catch_uno", "call_uno")]
+    plays = [m for m in legal if m["action"] == "play" and m["card"] != keeping]
+    legal = [m for m in legal if m["action"] != "play"]
+    if plays:
+        return {**plays[0], "uno": True} if len(view["you"]["hand"]) == 2 else plays[0]
+    return legal[0] if legal else None
+
+
+def play_until(
+    players: list[Client], game_id: str, done: Any, keeping: int | None = None
+) -> dict[str, Any]:
+    """Both players move through the API, each as `next_move` says, until the view
+    satisfies `done`: that view."""
+    for _ in range(ROUND_MOVES):
+        for client in players:
+            view = view_of(client, game_id)
+            if done(view):
+                return view
+            chosen = next_move(view, keeping)
+            if chosen:
+                move(client, game_id, chosen)
+                break
+    raise AssertionError("the players did not get there")
+
+
+def violations(page: Any) -> list[dict[str, Any]]:
+    """The serious and critical accessibility violations axe-core finds in the page.
+    The page's Content-Security-Policy (script-src 'self') refuses an injected script
+    tag; a script evaluated from outside the page, through the DevTools protocol, is
+    not subject to it, so axe runs under the policy the page really has."""
+    assert AXE.exists(), "axe-core is missing: npm ci --prefix tests/clients"
+    if not page.evaluate("() => 'axe' in window"):
+        page.evaluate(AXE.read_text())
+    found = page.evaluate(AXE_RUN)
+    return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def screen(page: Any, what: str) -> None:
+    """Save the screen at both sizes, each laid out within its viewport, and go back
+    to the desk's size."""
+    for size, viewport in (("desk", DESK), ("phone", PHONE)):
+        fits(page, viewport)
+        page.screenshot(path=str(artifacts_dir() / f"screen-{what}-{size}.png"), full_page=True)
+    fits(page, DESK)
+
+
+def accessible(page: Any) -> None:
+    found = violations(page)
+    assert found == [], found
+
+
+def test_the_sign_up_form_and_the_lobby_fit_both_screens_and_are_accessible(
+    service: Served, page: Any
+):
+    page.goto(f"{service.url}/play/")
+    page.wait_for_selector("#name")
+    screen(page, "signup")
+    accessible(page)
+
+    sign_up(page, "Ann")
+    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
+    screen(page, "lobby")
+    accessible(page)
+    assert page.errors == []
+
+
+def test_a_challenge_a_colour_choice_and_a_round_s_end_fit_both_screens(service: Served, page: Any):
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
+    ann = service.client(token_of(page))
+    signed = service.client().post("/players", {"name": "Bob"})
+    assert signed.status == 201, signed.body
+    bob = service.client(signed.body["token"])
+
+    created = ann.post("/games", {"max_players": 2, "target_score": 0, "seed": opening_seed()})
+    assert created.status == 201, created.body
+    game_id = created.body["id"]
+    assert bob.post(f"/games/{game_id}/join").status == 200
+    assert ann.post(f"/games/{game_id}/start").status == 200
+    page.goto(f"{service.url}/play/games/{game_id}")
+    page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
+
+    # Bob opens with his Wild Draw Four: Ann's table offers to challenge or accept it.
+    bobs = view_of(bob, game_id)
+    assert bobs["current_seat"] == BOB
+    (four, *_) = [
+        m
+        for m in bobs["you"]["legal_moves"]
+        if m["action"] == "play" and kind(m["card"]) == "wild_draw_four"
+    ]
+    move(bob, game_id, four)
+    page.wait_for_selector('.actions button[data-key="challenge"]', timeout=SHOWN_MS)
+    assert page.is_visible('.actions button[data-key="accept"]')
+    screen(page, "challenge")
+    accessible(page)
+
+    # Ann challenges; Bob's hand is shown to her alone, in her log.
+    page.click('.actions button[data-key="challenge"]')
+    page.wait_for_selector('.log li:has-text("Bob\'s hand:")', timeout=SHOWN_MS)
+    screen(page, "reveal")
+    accessible(page)
+
+    # Play goes on, Ann keeping her wild, until it is her turn on another card.
+    (wild, *_) = [c["id"] for c in view_of(ann, game_id)["you"]["hand"] if c["color"] is None]
+    players = [ann, bob]
+    now = play_until(
+        players,
+        game_id,
+        lambda v: (
+            v["current_seat"] == ANN
+            and v["pending"] is None
+            and v["top_card"]["id"] != four["card"]
+        ),
+        keeping=wild,
+    )
+    page.wait_for_selector(f'.pile [data-card="{now["top_card"]["id"]}"]', timeout=SHOWN_MS)
+    wild_button = f'.hand button.card.playable[data-card="{wild}"]'
+    assert page.is_visible(wild_button)
+    screen(page, "table")
+    accessible(page)
+
+    # She clicks her wild: the colour dialog opens over the table.
+    page.click(wild_button)
+    page.wait_for_selector("#choice[open] #choice-buttons button", timeout=SHOWN_MS)
+    screen(page, "wild")
+    accessible(page)
+    page.click("#choice-buttons button")
+    page.wait_for_selector(f'.hand [data-card="{wild}"]', state="detached", timeout=SHOWN_MS)
+
+    # The round is played out; the page shows its results and the winner.
+    play_until(players, game_id, lambda v: v["status"] == "finished")
+    page.wait_for_selector(".results.over .winner", timeout=SHOWN_MS)
+    screen(page, "end")
+    accessible(page)
+    assert page.errors == []
