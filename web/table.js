@@ -21,11 +21,14 @@ export function showTable(main, gameId, go) {
   const root = h("div", { class: "table", "aria-busy": "true" }, statusLine, content);
   main.replaceChildren(root);
 
+  // The player's own seat is theirs by their id, not by the view's `you`, which a
+  // bot holding it after their timeouts leaves empty: the log names them alike.
+  const signedIn = player();
   const name = (seat) => {
     const s = state.view && state.view.seats[seat];
     if (!s) return `#${seat}`;
     const base = s.player ? s.player.name : text.botName(s.bot, seat);
-    return state.view.you && state.view.you.seat === seat ? `${base} (${text.you})` : base;
+    return s.player && signedIn && s.player.id === signedIn.id ? `${base} (${text.you})` : base;
   };
 
   function applyView(view) {

@@ -137,7 +137,8 @@ export const text = {
     challenged: (who, d, name) => `${name(d.by)} challenged ${who}: ` +
       (d.guilty ? "guilty!" : "not guilty."),
     hand_revealed: (who, d) => d.hand ? `${who}'s hand: ${d.hand.map(text.cardName).join(", ")}.` : null,
-    hands_swapped: (who) => `${who} swapped hands.`,
+    hands_swapped: (who, d, name) => d.with === undefined ? `${who} passed every hand on.`
+      : `${who} swapped hands with ${name(d.with)}.`,
     turn_timed_out: (who) => `${who} ran out of time.`,
     round_ended: (who, d) => `${who} won the round (${d.points} points).`,
     game_ended: (who) => `${who} won the game!`,
