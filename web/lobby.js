@@ -232,6 +232,7 @@ async function gamesToWatch(me) {
         h("li", {}, h("span", {}, players(g)),
           h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
                    "aria-label": `${text.watch}: ${players(g)}` }, text.watch)))));
+}
 
 // The toggle of Web Push, shown only where the browser and the service both have it.
 async function notifications() {
