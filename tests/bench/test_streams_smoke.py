@@ -27,6 +27,10 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
         "--spawn",
         "--streams",
         "20",
+        "--long-polls",
+        "20",
+        "--poll-wait",
+        "2",
         "--moves",
         "10",
         "--idle-seconds",
@@ -57,7 +61,14 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
     assert result["db_tps_idle_baseline"] >= 0
     assert result["db_tps_idle_with_streams"] >= 0
     assert result["open_cpu_ms_per_stream"]["server"] > 0
-    assert result["long_polls"] is None
+    # The same load held open by long polls instead of streams.
+    polls = result["long_polls"]
+    assert polls["long_polls"] == polls["polls_waiting"] == 20
+    assert polls["errors"] == {}
+    assert polls["dropped"] == 0
+    assert polls["targets_met"]["all_waiting_none_dropped"] is True
+    assert polls["moves"] == polls["deliveries"] == 10
+    assert polls["delivery_missed"] == 0
     problems = result["server_log_problems"]["streams"]
     assert not [line for line in problems if "WARNING" not in line], problems
 
