@@ -27,8 +27,9 @@ sets them). Then:
    game, which cannot fill, stop waiting once every other player saw its game
    start.
 5. It checks the outcome: every player seated exactly once, ``players // size``
-   games full and playing, and at most one game left waiting (with the remainder,
-   when ``--players`` is not a multiple of ``--size``).
+   games full and playing, every player of those games saw its start, and at most
+   one game left waiting (with the remainder, when ``--players`` is not a multiple
+   of ``--size``).
 
 Prints the figures (``--json``: one JSON object) and exits 1 when a check fails.
 """
@@ -266,12 +267,16 @@ def outcome(url: str, players: list[Player], size: int) -> dict[str, Any]:
     full_started = sum(1 for game_id in by_game if seat_counts[game_id] == size)
     expected_full, remainder = divmod(len(players), size)
     waiting = statuses.get("waiting", 0)
+    # The latencies to the start count only the players who saw it: a start missed
+    # (one that never came, on a lobby stream) must fail the run, not thin them.
+    saw_start = sum(1 for p in players if p.to_playing_ms is not None)
     checks = {
         "every_player_seated_once": sorted(seated_names) == sorted(p.name for p in players)
         and set(seated_names.values()) == {1},
         "full_games_started": statuses.get("playing", 0) == expected_full
         and full_started == expected_full,
         "none_half_filled": waiting == (1 if remainder else 0),
+        "full_games_players_saw_the_start": saw_start == expected_full * size,
         "no_errors": not any(p.error for p in players),
     }
     return {
@@ -280,6 +285,7 @@ def outcome(url: str, players: list[Player], size: int) -> dict[str, Any]:
         "full_games": full_started,
         "expected_full_games": expected_full,
         "left_waiting": waiting,
+        "saw_start": saw_start,
         "checks": checks,
     }
 

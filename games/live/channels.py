@@ -58,7 +58,7 @@ class Channel:
     watchers: int = 0
     spectators: int = 0  # streams of viewers not seated in the game
     changed: asyncio.Future[None] = field(default_factory=lambda: new_future())
-    loading: asyncio.Task[None] | None = None
+    loading: asyncio.Task[bool] | None = None
     # Rendered frames, per viewer seat, for the current snapshot (see games.live.sse).
     rendered: dict[Any, Any] = field(default_factory=dict)
     # The last seq whose delivery was timed, per stream kind (`timed_delivery`).

@@ -321,14 +321,18 @@ class Hub:
 
     async def snapshot(self, channel: Channel, *, at_least: int = 0) -> Snapshot:
         """The channel's snapshot, loaded now if it has none or is older than
-        `at_least`."""
+        `at_least` or than the last change heard of the game."""
+        # A change heard but still loading is newer than the snapshot kept: a lobby
+        # stream woken by a seat in the game (notified after the game's change) must
+        # not judge the seat from the game as it was before it.
+        at_least = max(at_least, channel.heard)
         while channel.snapshot is None or channel.snapshot.seq < at_least:
             channel.heard = max(channel.heard, at_least)
             # Streams opening together on one game share one read of it.
             self._load_soon(channel)
             assert channel.loading is not None
-            await asyncio.shield(channel.loading)
-            if channel.snapshot is None:  # the game is gone
+            found = await asyncio.shield(channel.loading)
+            if channel.snapshot is None or not found:  # the game is gone
                 raise Game.DoesNotExist
         assert channel.snapshot is not None
         return channel.snapshot
@@ -337,8 +341,9 @@ class Hub:
         if channel.loading is None or channel.loading.done():
             channel.loading = asyncio.create_task(self._load(channel))
 
-    async def _load(self, channel: Channel) -> None:
-        """Read the game and the events since the snapshot, once for every watcher."""
+    async def _load(self, channel: Channel) -> bool:
+        """Read the game and the events since the snapshot, once for every watcher;
+        False when the game is gone."""
         while True:
             kept = channel.snapshot
             after = kept.seq if kept is not None else 0
@@ -347,7 +352,7 @@ class Hub:
                     functools.partial(_read_change, channel.game_id, after)
                 )
             except Game.DoesNotExist:
-                return
+                return False
             merged = (kept.events if kept is not None else []) + events
             state = GameState.from_snapshot(game.state) if game.state is not None else None
             channel.snapshot = Snapshot(game, state, merged[-KEPT_EVENTS:], present)
@@ -355,7 +360,7 @@ class Hub:
             channel.heard = max(channel.heard, channel.snapshot.seq)
             channel.wake()
             if channel.heard <= channel.snapshot.seq:
-                return
+                return True
 
     # -- hearing changes -----------------------------------------------------------------
 
@@ -411,8 +416,16 @@ class Hub:
         self.sessions.forget_old()
         if self.sessions:
             await self._catch_up_sessions()
-        if self.players:
-            await self._catch_up_players()
+        # The players' new seats wake their lobby streams once the games' seqs, read
+        # after the seats, are heard: a stream then reads each game with its seat.
+        seated = await self._catch_up_players() if self.players else []
+        try:
+            await self._catch_up_games()
+        finally:
+            for channel in seated:
+                channel.wake()
+
+    async def _catch_up_games(self) -> None:
         ids = list(self.channels)
         if not ids:
             return
@@ -434,14 +447,17 @@ class Hub:
             return
         self.sessions.stale(tokens, began)
 
-    async def _catch_up_players(self) -> None:
+    async def _catch_up_players(self) -> list[PlayerChannel]:
+        """Read the open games of the players followed here; the channels of those
+        with a game new to them, to wake."""
         player_ids = list(self.players)
         began = time.monotonic()
         try:
             found = await self.read(lambda: selectors.open_games_of(player_ids))
         except Exception:
             log.warning("could not read the followed players' games", exc_info=True)
-            return
+            return []
+        seated = []
         for player_id in player_ids:
             channel = self.players.get(player_id)
             if channel is None:
@@ -452,7 +468,8 @@ class Hub:
             added = not games <= channel.games
             channel.games = games
             if added:
-                channel.wake()
+                seated.append(channel)
+        return seated
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:

@@ -39,10 +39,12 @@ def test_the_matchmaking_benchmark_seats_everyone_in_full_started_games():
     assert result["checks"] == {
         "every_player_seated_once": True,
         "full_games_started": True,
+        "full_games_players_saw_the_start": True,
         "none_half_filled": True,
         "no_errors": True,
     }
     assert result["games_by_status"] == {"playing": 4, "waiting": 1}  # 18 = 4 x 4 + 2
+    assert result["saw_start"] == 16
     # The requests served in the batch that filled a game are answered with it
     # started: the one that filled it at least, all four at most.
     assert 4 <= result["answered_playing"] <= 16

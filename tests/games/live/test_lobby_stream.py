@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import queue
+import time
 from typing import Any
 
 import pytest
@@ -224,6 +225,32 @@ def test_a_game_joined_after_the_opening_is_followed(live: LiveServer, host, gue
     assert outsider_lobby.quiet() == []
     guest_lobby.close()
     outsider_lobby.close()
+
+
+def test_a_game_joined_while_its_change_still_loads_is_followed_from_the_join(
+    live: LiveServer, host, guest, monkeypatch: pytest.MonkeyPatch
+):
+    # The host's lobby stream keeps the game as it was before the join; its reads
+    # are slowed, so that the guest's seat is heard while the join still loads.
+    game_id = str(seat_table(host, seed=21, max_players=2).pk)
+    host_lobby = Lobby(live, auth(host))
+    guest_lobby = Lobby(live, auth(guest))
+    read_change = hub_module._read_change
+
+    def slow_read(*args: Any) -> Any:
+        time.sleep(0.3)
+        return read_change(*args)
+
+    monkeypatch.setattr(hub_module, "_read_change", slow_read)
+    assert guest.post(f"/games/{game_id}/join").status_code == 200
+    _, found = guest_lobby.until("match_found")
+    assert found == {"game": game_id}
+    assert host.post(f"/games/{game_id}/start").status_code == 200
+    # Shorter than the pings' interval, which would keep waiting for ever.
+    _, started = guest_lobby.until("game_started", timeout=10)
+    assert started == {"game": game_id}
+    host_lobby.close()
+    guest_lobby.close()
 
 
 def test_a_game_created_after_the_opening_is_followed_without_a_match(
