@@ -29,7 +29,8 @@ def _answer(body: bytes, content_type: str) -> HttpResponse:
 
 @require_safe
 def play_page(request: HttpRequest, route: str = "") -> HttpResponse:
-    """The client reads `route` (games/<id>, join/<code>) itself, once loaded."""
+    """The client reads `route` (games/<id>, its replay, players/<id>, leaderboard,
+    join/<code>: web/app.js) itself, once loaded."""
     return _answer(_file("index.html"), "text/html; charset=utf-8")
 
 
