@@ -367,7 +367,8 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
         "[s.DATABASES['default']['ENGINE'], s.DATABASES['default']['HOST'], "
         "s.DATABASES['default']['NAME'], "
         "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS, "
-        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.METRICS_TOKEN, s.LOG_FORMAT]"
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.METRICS_TOKEN, s.LOG_FORMAT, "
+        "s.NUM_PROXIES, s.REST_FRAMEWORK['NUM_PROXIES']]"
     )
     (
         engine,
@@ -381,6 +382,8 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
         secure_cookie,
         token,
         log_format,
+        proxies,
+        drf_proxies,
     ) = settings_with(env, probe)
     assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
     assert broker == "redis://redis:6379/0"
@@ -390,6 +393,7 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
     assert (redirect, secure_cookie) == (False, False)
     assert token == ""  # /metrics is 404 until METRICS_TOKEN is set
     assert log_format == "json"
+    assert proxies == drf_proxies == 1  # the balancer, for the service's limits and DRF's
 
 
 def test_the_image_installs_only_the_runtime_and_collects_static_files():
