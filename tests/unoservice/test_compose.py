@@ -252,7 +252,8 @@ def test_the_balancer_outwaits_a_streams_pings_and_a_long_polls_wait():
         for line in defaults
         if line.startswith("timeout ")
     }
-    for side in ("client", "server", "tunnel"):
+    # Both sides are silent between pings: each side's timeout must outlast them.
+    for side in ("client", "server"):
         assert timeouts[side] > max(HEAL_SECONDS, MAX_WAIT_SECONDS), side
     assert "mode http" in defaults
 
