@@ -1,8 +1,9 @@
 """The balancer of docker-compose.yml, run here: Debian's haproxy with
 deploy/haproxy.cfg (its servers two local API nodes instead of the replicas Docker's
 DNS names, `tests.haproxy.local_config`) in front of two production servers on the
-test database. Requests reach both nodes, a stream passes frame by frame, and a
-stopped node is skipped and then marked down by its /healthz checks."""
+test database. Requests reach both nodes, a stream passes frame by frame, the nodes
+count each client by the address the balancer forwards, and a stopped node is
+skipped and then marked down by its /healthz checks."""
 
 from __future__ import annotations
 
@@ -22,8 +23,14 @@ from tests.support import free_port, log_tails, spawn, stop_groups, wait_until
 
 pytestmark = pytest.mark.slow
 
+# Sign-ups per client address (per day: no window ends within the test).
+SIGN_UPS = 2
 # What compose gives the nodes: one proxy in front, and the Host its checks send.
-NODE_ENV = {"NUM_PROXIES": "1", "ALLOWED_HOSTS": "127.0.0.1,api"}
+NODE_ENV = {
+    "NUM_PROXIES": "1",
+    "ALLOWED_HOSTS": "127.0.0.1,api",
+    "THROTTLE_RATE_ANONYMOUS": f"{SIGN_UPS}/day",
+}
 STREAM_READ_SECONDS = 10.0
 
 
@@ -107,6 +114,18 @@ def test_a_stream_through_the_balancer_delivers_its_first_event_while_it_stays_o
         assert response.readline().startswith(b"data: ")
     finally:
         connection.close()
+
+
+def test_the_nodes_count_each_client_by_the_address_the_balancer_forwards(
+    balancer, transactional_db
+):
+    """Every request comes to a node from the balancer; trusting one proxy, the nodes
+    count the client's own address (X-Forwarded-For), in the cache they share."""
+    first, second = balancer.client("127.0.6.1"), balancer.client("127.0.6.2")
+    signed = [first.post("/players", {"name": f"Ann{n}"}) for n in range(SIGN_UPS + 1)]
+    assert [a.status for a in signed] == [201] * SIGN_UPS + [429]
+    assert {a.headers["x-served-by"] for a in signed} == {"node1", "node2"}
+    assert second.post("/players", {"name": "Bea"}).status == 201
 
 
 def test_a_stopped_node_is_skipped_at_once_and_then_marked_down(balancer, transactional_db):
