@@ -4,7 +4,9 @@ prometheus-client's multiprocess mode: each process (every server worker, every
 Celery worker process) writes its counts to memory-mapped files in ``METRICS_DIR``
 (the environment variable ``PROMETHEUS_MULTIPROC_DIR``), and a scrape adds them up.
 Processes sharing the folder may live on different hosts (containers sharing a
-volume), so a process is named by its host and its pid, not its pid alone.
+volume, API replicas among them), so a process is named by its host and its pid,
+not its pid alone, and a host's servers hold a lock file there while they run
+(`forget_live_gauges`).
 
 Every family has labels: a labelled family opens no file until it first counts,
 so a process that never counts (a management command) leaves no file behind, and a
@@ -21,6 +23,7 @@ application, which loads this module (through `unoservice.observability`).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import glob
 import logging
 import os
@@ -239,11 +242,79 @@ def _counted() -> Any:
 
 
 def forget_live_gauges() -> None:
-    """Drop the live gauges this host's earlier server processes left (a server that
-    starts has none alive): they would count streams that closed with them."""
-    for path in glob.glob(os.path.join(directory(), f"gauge_live*_{HOST}-*.db")):
+    """Drop the live gauges left by servers of hosts where none runs any more (this
+    one's earlier servers, containers since removed): they would count streams that
+    closed with them. Then hold this host's lock for as long as this process and
+    the workers it forks live.
+
+    A server holds its host's lock file shared; a host whose lock can be taken
+    exclusively has no server left. The kernel drops the locks of a process that
+    exits however it ends (a container killed included), and containers sharing the
+    volume share the kernel. Without locks (a file system that has none), only this
+    host's own are dropped, as when one server ran per host."""
+    global _host_lock
+    if _host_lock is not None:  # already holding it: this host has a server
+        return
+    try:
+        for lock in glob.glob(os.path.join(directory(), "host_*.lock")):
+            _forget_if_gone(lock)
+        _forget_if_gone(_lock_path(HOST))
+        _host_lock = _hold(_lock_path(HOST))
+    except OSError:
+        _forget(HOST)
+
+
+_host_lock: int | None = None
+
+
+def _lock_path(host: str) -> str:
+    return os.path.join(directory(), f"host_{host}.lock")
+
+
+def _forget(host: str) -> None:
+    for path in glob.glob(os.path.join(directory(), f"gauge_live*_{host}-*.db")):
         with contextlib.suppress(FileNotFoundError):  # another server took it first
             os.remove(path)
+
+
+def _forget_if_gone(lock: str) -> None:
+    """Forget the live gauges of the host of `lock` if none of its servers holds it."""
+    host = os.path.basename(lock)[len("host_") : -len(".lock")]
+    try:
+        # Only this host's is made: another's may have been removed meanwhile.
+        descriptor = os.open(lock, os.O_RDWR | (os.O_CREAT if host == HOST else 0), 0o644)
+    except FileNotFoundError:  # forgotten by another server
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # a server of that host runs
+        _forget(host)
+        if host != HOST:
+            _remove_if_same(lock, descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _remove_if_same(lock: str, descriptor: int) -> None:
+    """Remove `lock` unless the file at that path is no longer the one `descriptor`
+    holds (another server removed it, and its host made a new one)."""
+    with contextlib.suppress(FileNotFoundError):
+        if os.stat(lock).st_ino == os.fstat(descriptor).st_ino:
+            os.remove(lock)
+
+
+def _hold(lock: str) -> int:
+    """A descriptor holding `lock` shared: the file at that path now, not one another
+    server removed between the opening and the locking."""
+    while True:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(descriptor, fcntl.LOCK_SH)
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(lock).st_ino == os.fstat(descriptor).st_ino:
+                return descriptor
+        os.close(descriptor)
 
 
 def process_exited(pid: int) -> None:

@@ -140,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings.METRICS_DIR  # noqa: B018  (reading a setting loads them: the metrics folder)
     from unoservice import metrics
 
-    # No worker of this server runs yet: live gauges left by earlier ones are stale.
+    # Live gauges of servers no longer running are stale (this host's earlier ones,
+    # replicas since removed); this one holds its host's lock from now on.
     metrics.forget_live_gauges()
     _raise_open_file_limit()
     _return_large_blocks_to_the_system()

@@ -1,9 +1,11 @@
 """docker-compose.yml stays in step with the settings: the services, their commands,
 one shared environment of variables the settings read, and URLs that point at the
-services the file defines. Its `monitoring` profile stays in step with the metrics:
-Prometheus scrapes the API's /metrics with the token, and every expression of the
-Grafana dashboard reads a family unoservice/metrics.py exports. (No Docker engine is
-needed: the files are parsed.)"""
+services the file defines. The API scales (`--scale api=N`) behind the balancer,
+the only published port, whose configuration (deploy/haproxy.cfg) finds the
+replicas through Docker's DNS and probes /healthz. Its `monitoring` profile stays in
+step with the metrics: Prometheus scrapes the API's /metrics with the token, and
+every expression of the Grafana dashboard reads a family unoservice/metrics.py
+exports. (No Docker engine is needed: the files are parsed.)"""
 
 from __future__ import annotations
 
@@ -17,10 +19,13 @@ import pytest
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
+from games.live.hub import HEAL_SECONDS
+from games.serializers import MAX_WAIT_SECONDS
+from tests import haproxy
 from tests.support import ROOT, settings_with
 from unoservice import metrics
 
-APP_SERVICES = ("api", "worker", "beat")
+APP_SERVICES = ("migrate", "api", "worker", "beat")
 MONITORING_SERVICES = ("prometheus", "grafana")
 
 # The families /metrics reads when scraped rather than counts, and the module that
@@ -77,8 +82,11 @@ def bind_mounts(compose: dict[str, Any], service: str) -> dict[str, str]:
 
 
 def container_port(compose: dict[str, Any], service: str) -> int:
-    (published,) = compose["services"][service]["ports"]
-    return int(published.rsplit(":", 1)[1])
+    """The port the service listens on in its container: the one it publishes, or
+    the one it exposes to the others."""
+    service_ = compose["services"][service]
+    (port,) = service_["ports"] if "ports" in service_ else service_["expose"]
+    return int(str(port).rsplit(":", 1)[-1])
 
 
 def exported_sample_names() -> set[str]:
@@ -151,6 +159,7 @@ def test_the_file_defines_the_database_the_broker_the_app_and_its_monitoring(com
         "postgres",
         "redis",
         *APP_SERVICES,
+        "balancer",
         *MONITORING_SERVICES,
     }
 
@@ -165,12 +174,88 @@ def test_prometheus_and_grafana_start_only_with_the_monitoring_profile(compose):
         assert tag[-1].isdigit(), f"{name}: pin a version, not {tag}"
 
 
-def test_the_api_migrates_then_serves_with_the_services_own_server_command(compose):
+def test_migrations_run_once_then_the_api_serves_with_the_services_own_server_command(
+    compose,
+):
+    services = compose["services"]
+    assert command(compose, "migrate") == "python manage.py migrate --noinput"
+    assert services["migrate"]["restart"] == "no"  # it ends when done
     text = command(compose, "api")
-    assert text.index("manage.py migrate --noinput") < text.index("python -m unoservice.serve")
-    assert "--host 0.0.0.0 --port 8000" in text
-    assert "8000:8000" in compose["services"]["api"]["ports"]
+    assert text.startswith("python -m unoservice.serve --host 0.0.0.0 --port 8000")
+    assert "migrate" not in text  # replicas started together must not migrate at once
     assert "--access-log" not in text  # the service writes its own line per request
+    for name in ("api", "worker", "beat"):
+        assert services[name]["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }, name
+
+
+def test_the_api_scales_with_no_fixed_name_and_no_published_port(compose):
+    """`docker compose up --scale api=3`: a fixed host or container name, or a port
+    of this machine, would let one replica only start."""
+    api = compose["services"]["api"]
+    assert not {"hostname", "container_name", "ports"} & set(api)
+    assert container_port(compose, "api") == 8000
+
+
+def test_the_balancer_is_the_only_published_port_and_mounts_its_configuration(compose):
+    services = compose["services"]
+    published = {name for name, service in services.items() if "ports" in service}
+    assert published == {"balancer", *MONITORING_SERVICES}
+    balancer = services["balancer"]
+    assert balancer["ports"] == ["8000:8000"]
+    assert re.fullmatch(r"haproxy:\d+\.\d+\.\d+-alpine", balancer["image"]), "pin a version"
+    assert "/usr/local/etc/haproxy/haproxy.cfg:ro" in " ".join(balancer["volumes"])
+    assert bind_mounts(compose, "balancer") == {
+        "/usr/local/etc/haproxy/haproxy.cfg": "./deploy/haproxy.cfg"
+    }
+    assert balancer["depends_on"] == {"api": {"condition": "service_healthy"}}
+    # Each monitoring service on this machine's loopback only.
+    for name in MONITORING_SERVICES:
+        assert all(p.startswith("127.0.0.1:") for p in services[name]["ports"]), name
+
+
+def test_the_balancer_finds_every_replica_through_dockers_dns(compose):
+    config = haproxy.sections()
+    assert "nameserver dns 127.0.0.11:53" in config["resolvers docker"]
+    (frontend,) = [name for name in config if name.startswith("frontend ")]
+    assert f"bind :{container_port(compose, 'balancer')}" in config[frontend]
+    (backend,) = [name for name in config if name.startswith("backend ")]
+    (template,) = [line for line in config[backend] if line.startswith("server-template ")]
+    _, _, slots, address, *options = template.split()
+    assert address == f"api:{container_port(compose, 'api')}"
+    assert int(slots) >= 3
+    assert {"check", "resolvers", "docker", "init-addr", "none"} <= set(options)
+
+
+def test_the_balancer_probes_healthz_with_a_host_the_api_answers_to(compose):
+    (backend,) = [lines for name, lines in haproxy.sections().items() if "backend" in name]
+    assert "option httpchk" in backend
+    (send,) = [line for line in backend if line.startswith("http-check send ")]
+    words = send.split()
+    assert words[words.index("meth") + 1 : words.index("uri") + 2] == ["GET", "uri", "/healthz"]
+    host = words[words.index("Host") + 1]
+    assert host in environment(compose, "api")["ALLOWED_HOSTS"].split(",")
+    # 503 (no database or broker) takes a node out, 200 "degraded" does not.
+    assert "http-check expect status 200" in backend
+
+
+def test_the_api_trusts_the_one_proxy_that_writes_x_forwarded_for(compose):
+    assert environment(compose, "api")["NUM_PROXIES"] == "1"
+    assert "option forwardfor" in haproxy.sections()["defaults"]
+
+
+def test_the_balancer_outwaits_a_streams_pings_and_a_long_polls_wait():
+    defaults = haproxy.sections()["defaults"]
+    timeouts = {
+        line.split()[1]: haproxy.seconds(line.split()[2])
+        for line in defaults
+        if line.startswith("timeout ")
+    }
+    # Both sides are silent between pings: each side's timeout must outlast them.
+    for side in ("client", "server"):
+        assert timeouts[side] > max(HEAL_SECONDS, MAX_WAIT_SECONDS), side
+    assert "mode http" in defaults
 
 
 def test_the_worker_and_beat_run_this_projects_celery_app(compose):
@@ -180,7 +265,7 @@ def test_the_worker_and_beat_run_this_projects_celery_app(compose):
 
 def test_the_api_worker_and_beat_share_one_environment_and_image(compose):
     envs = [environment(compose, s) for s in APP_SERVICES]
-    assert envs[0] == envs[1] == envs[2]
+    assert all(env == envs[0] for env in envs)
     assert {compose["services"][s]["image"] for s in APP_SERVICES} == {"unoservice:latest"}
 
 
@@ -206,7 +291,7 @@ def test_the_metrics_token_reaches_the_api_and_is_not_needed_without_monitoring(
     (secret,) = compose["services"]["prometheus"]["secrets"]
     assert secret["source"] == "metrics_token"
     assert secret["mode"] == 0o444  # Prometheus runs as nobody, not as the file's root
-    for name in ("postgres", "redis", *APP_SERVICES, "grafana"):
+    for name in ("postgres", "redis", *APP_SERVICES, "balancer", "grafana"):
         assert "secrets" not in compose["services"][name], name
 
 
@@ -218,11 +303,13 @@ def test_the_api_worker_and_beat_count_into_one_shared_metrics_volume(compose):
         assert f"metrics:{folder}" in compose["services"][name]["volumes"], name
 
 
-def test_the_api_keeps_its_host_name_so_it_clears_the_live_gauges_it_left(compose):
-    """Metric files are named by host and pid; a server that starts forgets the live
-    gauges of its own host only (unoservice.metrics.forget_live_gauges)."""
-    assert compose["services"]["api"]["hostname"] == "api"
-    assert "hostname" not in compose["services"]["worker"]  # one name per container
+def test_every_container_counts_under_a_host_name_of_its_own(compose):
+    """Metric files are named by host and pid (unoservice.metrics): replicas sharing
+    the volume, whose processes often have the same pids, must not share a host name.
+    Docker names each container's host after its id."""
+    for name in APP_SERVICES:
+        assert "hostname" not in compose["services"][name], name
+    assert "{HOST}-{os.getpid()}" in (ROOT / "unoservice" / "metrics.py").read_text()
 
 
 def test_the_image_makes_the_metrics_folder_for_its_user_before_dropping_root(compose):
@@ -260,12 +347,12 @@ def test_everything_has_a_health_check_or_waits_for_one(compose):
     services = compose["services"]
     for name in ("postgres", "redis", "api", "worker"):
         assert services[name]["healthcheck"]["test"], name
-    assert services["api"]["depends_on"] == {
-        "postgres": {"condition": "service_healthy"},
-        "redis": {"condition": "service_healthy"},
-    }
-    for name in ("worker", "beat"):
-        assert services[name]["depends_on"] == {"api": {"condition": "service_healthy"}}
+    assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    for name in ("api", "worker", "beat"):
+        assert services[name]["depends_on"] == {
+            "migrate": {"condition": "service_completed_successfully"},
+            "redis": {"condition": "service_healthy"},
+        }, name
 
 
 def test_the_settings_accept_the_files_environment(compose, tmp_path):
@@ -281,7 +368,8 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
         "[s.DATABASES['default']['ENGINE'], s.DATABASES['default']['HOST'], "
         "s.DATABASES['default']['NAME'], "
         "s.CELERY_BROKER_URL, s.DEBUG, s.CACHES['default']['BACKEND'], s.ALLOWED_HOSTS, "
-        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.METRICS_TOKEN, s.LOG_FORMAT]"
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.METRICS_TOKEN, s.LOG_FORMAT, "
+        "s.NUM_PROXIES, s.REST_FRAMEWORK['NUM_PROXIES']]"
     )
     (
         engine,
@@ -295,6 +383,8 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
         secure_cookie,
         token,
         log_format,
+        proxies,
+        drf_proxies,
     ) = settings_with(env, probe)
     assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
     assert broker == "redis://redis:6379/0"
@@ -304,6 +394,7 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
     assert (redirect, secure_cookie) == (False, False)
     assert token == ""  # /metrics is 404 until METRICS_TOKEN is set
     assert log_format == "json"
+    assert proxies == drf_proxies == 1  # the balancer, for the service's limits and DRF's
 
 
 def test_the_image_installs_only_the_runtime_and_collects_static_files():
@@ -330,6 +421,9 @@ def test_prometheus_scrapes_the_apis_metrics_every_15_seconds_with_the_token(
     assert job.get("scheme", "http") == "http"
     assert job["metrics_path"] == "/metrics"
     (targets,) = job["static_configs"]
+    # One target, the service's name: Docker's DNS answers one replica or another,
+    # and each adds up every process of the shared volume. Scraping every replica
+    # (or through the balancer) would count the same files once per replica.
     assert targets["targets"] == [f"api:{container_port(compose, 'api')}"]
     # The token, from the file compose writes for the secret, as a bearer token.
     (secret,) = compose["services"]["prometheus"]["secrets"]

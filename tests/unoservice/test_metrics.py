@@ -7,6 +7,8 @@ official client's parser) before and after the event, and compares.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 import subprocess
 import sys
 import uuid
@@ -29,7 +31,7 @@ from tests.factories import (
     seed_where,
     start_game,
 )
-from unoservice import queue_metrics
+from unoservice import metrics, queue_metrics
 from unoservice.celery import app as celery_app
 
 pytestmark = pytest.mark.django_db
@@ -344,3 +346,45 @@ def test_a_counted_sample_is_added_up_over_every_process_file(token, tmp_path) -
     subprocess.run([sys.executable, "-c", code], check=True, cwd=PROJECT_ROOT)
     after = value(scrape(), "uno_moves_applied_total", action="pass", actor="bot")
     assert after - before == 7
+
+
+def test_a_starting_server_forgets_the_live_gauges_of_hosts_with_no_server_left(
+    tmp_path, monkeypatch
+) -> None:
+    """API replicas share the folder, each container a host: one removed or killed
+    leaves open streams counted that closed with it. Its lock is free; a running
+    host's is held."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.setattr(metrics, "_host_lock", None)
+    for name in (
+        "gauge_livesum_gone-7.db",
+        "counter_gone-7.db",
+        "gauge_livesum_running-7.db",
+        f"gauge_livesum_{metrics.HOST}-7.db",
+        "host_gone.lock",
+        "host_running.lock",
+    ):
+        (tmp_path / name).write_bytes(b"")
+    running = os.open(tmp_path / "host_running.lock", os.O_RDWR)
+    fcntl.flock(running, fcntl.LOCK_SH)
+    try:
+        metrics.forget_live_gauges()
+        held = metrics._host_lock
+        assert held is not None
+        try:
+            assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+                [
+                    "counter_gone-7.db",  # what was counted stays counted
+                    "gauge_livesum_running-7.db",
+                    "host_running.lock",
+                    f"host_{metrics.HOST}.lock",
+                ]
+            )
+            mine = os.open(tmp_path / f"host_{metrics.HOST}.lock", os.O_RDWR)
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(mine, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.close(mine)
+        finally:
+            os.close(held)
+    finally:
+        os.close(running)
