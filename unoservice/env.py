@@ -168,11 +168,12 @@ def pooled_options(options: dict[str, Any]) -> dict[str, Any]:
     """What a connection through a transaction pooler must not rely on: each
     transaction may run on another server session, so nothing may outlive one.
 
-    - Prepared statements: psycopg prepares a query run `prepare_threshold` times on
-      the session, and the next transaction's session has never seen it (PgBouncer
-      keeps them apart only from 1.21, with `max_prepared_statements`; Debian 12
-      ships 1.18). None: never prepared. Django's default, made explicit here so
-      that no OPTIONS can turn it back on.
+    - Prepared statements: with server-side binding (OPTIONS `server_side_binding`)
+      psycopg prepares a query run `prepare_threshold` times on the session, and
+      the next transaction's session has never seen it (PgBouncer keeps them apart
+      only from 1.21, with `max_prepared_statements`; Debian 12 ships 1.18). None:
+      never prepared, whatever the binding. Django's default, pinned here over any
+      OPTIONS in the URL.
     - Server-side cursors: `QuerySet.iterator()` in autocommit opens a cursor WITH
       HOLD, read over many transactions.
 

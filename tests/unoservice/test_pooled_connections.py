@@ -38,7 +38,8 @@ DIRECT = "postgres://uno:secret@db.internal:5432/uno"
 
 
 def test_a_pooled_database_prepares_nothing_and_opens_no_server_side_cursor(tmp_path):
-    config = database_config(URL + "?sslmode=require", tmp_path, pooler="transaction")
+    pooled = URL + "?sslmode=require&prepare_threshold=5"
+    config = database_config(pooled, tmp_path, pooler="transaction")
     assert config["OPTIONS"] == {"sslmode": "require", "prepare_threshold": None}
     assert config["DISABLE_SERVER_SIDE_CURSORS"] is True
     # Kept connections are the pooler's clients; a restarted pooler drops them.
@@ -238,7 +239,11 @@ def test_many_api_threads_share_a_few_server_connections_and_streams_hear_every_
     assert 0 < len(servers) <= POOL_SIZE
     # The one LISTEN session per process is PostgreSQL's own, past the pooler.
     with connection.cursor() as cursor:
-        cursor.execute("SELECT query FROM pg_stat_activity WHERE application_name = %s", [LISTENER])
+        cursor.execute(
+            "SELECT query FROM pg_stat_activity"
+            " WHERE application_name = %s AND datname = current_database()",
+            [LISTENER],
+        )
         listening = [query for (query,) in cursor.fetchall()]
     assert len(listening) == 1
     assert listening[0].startswith("LISTEN ")
