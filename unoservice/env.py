@@ -25,6 +25,13 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 # server restarted.
 POSTGRES_CONN_MAX_AGE = 60
 
+# DATABASE_POOLER: what stands between the service and PostgreSQL on DATABASE_URL.
+# "none", PostgreSQL itself (or a pooler in session mode); "transaction", a pooler in
+# transaction mode, such as PgBouncer with `pool_mode = transaction`.
+NO_POOLER = "none"
+TRANSACTION_POOLER = "transaction"
+DATABASE_POOLERS = (NO_POOLER, TRANSACTION_POOLER)
+
 # Seconds before Redis hands a task a worker took but has not acknowledged to a
 # worker again (CELERY_VISIBILITY_TIMEOUT). A worker holds a task with an ETA
 # unacknowledged until it runs, so the timers' countdowns are kept well short of it
@@ -128,14 +135,17 @@ def https_settings(enabled: bool, hsts_seconds: int) -> dict[str, Any]:
     }
 
 
-def database_config(url: str | None, var_dir: Path) -> dict[str, Any]:
+def database_config(url: str | None, var_dir: Path, *, pooler: str = NO_POOLER) -> dict[str, Any]:
     """Django ``DATABASES["default"]`` for ``url``; no URL means ``db.sqlite3`` in
-    ``var_dir``."""
+    ``var_dir``. `pooler` is `TRANSACTION_POOLER` when ``url`` reaches PostgreSQL
+    through a pooler in transaction mode (see `DATABASE_POOLERS`)."""
     if not url:
         db_file = var_dir / "db.sqlite3"
         db_file.parent.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{db_file}"
     config: dict[str, Any] = dict(dj_database_url.parse(url))
+    if config["ENGINE"] != "django.db.backends.postgresql" and pooler != NO_POOLER:
+        raise ImproperlyConfigured(f"DATABASE_POOLER={pooler} needs a PostgreSQL DATABASE_URL")
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # API, worker and beat write from separate processes: take the write lock
         # when a transaction starts (no deadlocked upgrades), wait for it instead
@@ -149,7 +159,54 @@ def database_config(url: str | None, var_dir: Path) -> dict[str, Any]:
     else:
         config["CONN_MAX_AGE"] = POSTGRES_CONN_MAX_AGE
         config["CONN_HEALTH_CHECKS"] = True
+        if pooler == TRANSACTION_POOLER:
+            config.update(pooled_options(config.get("OPTIONS", {})))
     return config
+
+
+def pooled_options(options: dict[str, Any]) -> dict[str, Any]:
+    """What a connection through a transaction pooler must not rely on: each
+    transaction may run on another server session, so nothing may outlive one.
+
+    - Prepared statements: with server-side binding (OPTIONS `server_side_binding`)
+      psycopg prepares a query run `prepare_threshold` times on the session, and
+      the next transaction's session has never seen it (PgBouncer keeps them apart
+      only from 1.21, with `max_prepared_statements`; Debian 12 ships 1.18). None:
+      never prepared, whatever the binding. Django's default, pinned here over any
+      OPTIONS in the URL.
+    - Server-side cursors: `QuerySet.iterator()` in autocommit opens a cursor WITH
+      HOLD, read over many transactions.
+
+    Django's own session settings pass: the ``SET TIME ZONE`` of a new connection
+    whose server reports another zone changes a parameter PgBouncer tracks per
+    client and sets again on whichever server session the client gets.
+
+    Kept connections are the pooler's clients, not server sessions: cheap to keep,
+    and checked before reuse (a restarted pooler drops them). Transaction-level
+    advisory locks and ``pg_notify`` end with their transaction and pass; ``LISTEN``
+    does not (`LISTEN_DATABASE_URL`)."""
+    return {
+        "OPTIONS": {**options, "prepare_threshold": None},
+        "DISABLE_SERVER_SIDE_CURSORS": True,
+    }
+
+
+def listen_database_url(url: str | None, pooler: str) -> str | None:
+    """The URL of the live hub's ``LISTEN`` connection (`games.live.hub`): `url`
+    (LISTEN_DATABASE_URL), straight to PostgreSQL; None uses the connection
+    parameters of DATABASES["default"]. A transaction pooler would hand the
+    listening session to others between statements and lose the notifications, so
+    with one the URL must be given."""
+    if not url:
+        if pooler == TRANSACTION_POOLER:
+            raise ImproperlyConfigured(
+                "DATABASE_POOLER=transaction needs LISTEN_DATABASE_URL, a URL of the same"
+                " database that reaches PostgreSQL directly (LISTEN cannot pass the pooler)"
+            )
+        return None
+    if not url.startswith(("postgres://", "postgresql://")):
+        raise ImproperlyConfigured(f"LISTEN_DATABASE_URL must be a postgres:// URL, not {url!r}")
+    return url
 
 
 def broker_config(

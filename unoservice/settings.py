@@ -12,6 +12,8 @@ import django_stubs_ext
 
 from unoservice.env import (
     BROKER_VISIBILITY_TIMEOUT,
+    DATABASE_POOLERS,
+    NO_POOLER,
     broker_config,
     cache_config,
     check_secret_key,
@@ -23,6 +25,7 @@ from unoservice.env import (
     env_list,
     env_str,
     https_settings,
+    listen_database_url,
 )
 
 # ModelAdmin[Game], TextField[Any, Any]: the type arguments django-stubs reads.
@@ -141,7 +144,15 @@ TEMPLATES = [
 
 # DATABASE_URL, e.g. postgres://user:password@host:5432/uno (psycopg 3).
 # Unset: the SQLite file var/db.sqlite3.
-DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), VAR_DIR)}
+# DATABASE_POOLER=transaction when DATABASE_URL leads to a pooler in transaction mode
+# (PgBouncer's `pool_mode = transaction`): nothing then outlives a transaction
+# (env.pooled_options), and LISTEN_DATABASE_URL must reach PostgreSQL directly.
+DATABASE_POOLER = env_choice("DATABASE_POOLER", DATABASE_POOLERS, NO_POOLER)
+DATABASES = {
+    "default": database_config(os.environ.get("DATABASE_URL"), VAR_DIR, pooler=DATABASE_POOLER)
+}
+# The live hub's one LISTEN connection per process; unset, DATABASES["default"]'s.
+LISTEN_DATABASE_URL = listen_database_url(os.environ.get("LISTEN_DATABASE_URL"), DATABASE_POOLER)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -10,7 +10,8 @@ How changes are heard depends on the database:
 
 - PostgreSQL: one connection per process runs ``LISTEN`` and hears every commit's
   ``NOTIFY`` (sent in the same transaction as the change, so only committed changes
-  are heard, in commit order).
+  are heard, in commit order). It goes to PostgreSQL itself (`LISTEN_DATABASE_URL`)
+  when the other connections pass a transaction pooler.
 - Anything else (the SQLite file of development): one query per `POLL_SECONDS`
   for all the watched games together.
 
@@ -51,6 +52,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 from games import selectors
@@ -480,10 +482,13 @@ def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], pre
 
 
 def _conninfo() -> str:
-    """The listener's own connection, to the database Django uses (outside any
-    transaction pooler: LISTEN needs a session of its own)."""
+    """The listener's own connection: LISTEN_DATABASE_URL when set (PostgreSQL
+    itself, past a transaction pooler: LISTEN needs a session of its own), else the
+    database Django uses."""
     from psycopg.conninfo import make_conninfo
 
+    if settings.LISTEN_DATABASE_URL:
+        return make_conninfo(settings.LISTEN_DATABASE_URL)
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)
     params.pop("context", None)

@@ -157,6 +157,7 @@ def provisioning(kind: str) -> dict[str, Any]:
 def test_the_file_defines_the_database_the_broker_the_app_and_its_monitoring(compose):
     assert set(compose["services"]) == {
         "postgres",
+        "pgbouncer",
         "redis",
         *APP_SERVICES,
         "balancer",
@@ -331,13 +332,20 @@ def test_https_is_a_setting_the_service_reads_and_is_off_unless_the_shell_sets_i
 
 def test_the_urls_point_at_the_services_defined_here(compose):
     env = environment(compose, "api")
-    database = urlsplit(env["DATABASE_URL"])
     postgres = compose["services"]["postgres"]["environment"]
-    assert database.scheme == "postgres"
-    assert database.hostname == "postgres"
-    assert database.username == postgres["POSTGRES_USER"]
-    assert database.password == postgres["POSTGRES_PASSWORD"]
-    assert database.path.lstrip("/") == postgres["POSTGRES_DB"]
+    pooler = compose["services"]["pgbouncer"]["environment"]
+    urls = {
+        "DATABASE_URL": "pgbouncer",
+        "LISTEN_DATABASE_URL": "postgres",
+        "the pooler's": "postgres",
+    }
+    for name, host in urls.items():
+        database = urlsplit(pooler["DATABASE_URL"] if name == "the pooler's" else env[name])
+        assert database.scheme == "postgres", name
+        assert database.hostname == host, name
+        assert database.username == postgres["POSTGRES_USER"], name
+        assert database.password == postgres["POSTGRES_PASSWORD"], name
+        assert database.path.lstrip("/") == postgres["POSTGRES_DB"], name
     for name in ("CELERY_BROKER_URL", "CACHE_URL"):
         url = urlsplit(env[name])
         assert (url.scheme, url.hostname) == ("redis", "redis"), name
@@ -347,12 +355,17 @@ def test_everything_has_a_health_check_or_waits_for_one(compose):
     services = compose["services"]
     for name in ("postgres", "redis", "api", "worker"):
         assert services[name]["healthcheck"]["test"], name
-    assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert services["migrate"]["depends_on"] == {
+        "postgres": {"condition": "service_healthy"},
+        "pgbouncer": {"condition": "service_healthy"},
+    }
     for name in ("api", "worker", "beat"):
         assert services[name]["depends_on"] == {
             "migrate": {"condition": "service_completed_successfully"},
             "redis": {"condition": "service_healthy"},
         }, name
+    assert services["pgbouncer"]["healthcheck"]["test"]
+    assert services["pgbouncer"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
 
 
 def test_the_settings_accept_the_files_environment(compose, tmp_path):
@@ -386,7 +399,7 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
         proxies,
         drf_proxies,
     ) = settings_with(env, probe)
-    assert (engine, host, name) == ("django.db.backends.postgresql", "postgres", "uno")
+    assert (engine, host, name) == ("django.db.backends.postgresql", "pgbouncer", "uno")
     assert broker == "redis://redis:6379/0"
     assert debug is False
     assert cache == "django.core.cache.backends.redis.RedisCache"
@@ -395,6 +408,34 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
     assert token == ""  # /metrics is 404 until METRICS_TOKEN is set
     assert log_format == "json"
     assert proxies == drf_proxies == 1  # the balancer, for the service's limits and DRF's
+
+
+def test_queries_pass_a_pinned_pgbouncer_in_transaction_mode_and_listen_goes_around_it(
+    compose, tmp_path
+):
+    """The settings then prepare no statement on the pooler's shared sessions, and
+    each process's LISTEN connection reaches PostgreSQL (docs/operations.md)."""
+    pooler = compose["services"]["pgbouncer"]
+    assert pooler["image"].startswith("edoburu/pgbouncer:v1.")
+    assert pooler["environment"]["POOL_MODE"] == "transaction"
+    assert "ports" not in pooler  # only the app reaches it
+    env = environment(compose, "api")
+    assert {"DATABASE_POOLER", "LISTEN_DATABASE_URL"} <= variables_the_settings_read()
+    assert env["DATABASE_POOLER"] == "transaction"
+    probe = (
+        "[s.DATABASES['default']['OPTIONS'], s.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS'],"
+        " s.LISTEN_DATABASE_URL]"
+    )
+    runs = {
+        **as_compose_runs_it(env),
+        "SECRET_KEY": "k" * 50,
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+    }
+    options, no_cursors, listen = settings_with(runs, probe)
+    assert options["prepare_threshold"] is None
+    assert no_cursors is True
+    assert urlsplit(listen).hostname == "postgres"
 
 
 def test_the_image_installs_only_the_runtime_and_collects_static_files():
