@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,12 +46,15 @@ def seconds(value: str) -> float:
     return int(number) * scale[unit]
 
 
-def local_config(listen_port: int, servers: Sequence[int]) -> str:
+def local_config(listen_port: int, servers: Sequence[int], admin_socket: Path | None = None) -> str:
     """deploy/haproxy.cfg listening on `listen_port` of 127.0.0.1, with a server on
     each local port of `servers` where it discovers the replicas through Docker's
     DNS. Each answer names its server in `X-Served-By`, for a test to see where a
-    request went."""
+    request went. With `admin_socket`, the runtime API listens there (`runtime`)."""
     text = CONFIG.read_text()
+    if admin_socket is not None:
+        stats = f"global\n    stats socket {admin_socket} mode 600 level admin\n"
+        text = re.sub(r"(?m)^global\n", stats, text, count=1)
     text = re.sub(r"(?ms)^resolvers docker\n.*?(?=^\S)", "", text)
     text = text.replace("bind :8000", f"bind 127.0.0.1:{listen_port}")
     local = "\n".join(
@@ -66,3 +70,16 @@ def check(path: Path) -> subprocess.CompletedProcess[str]:
     binary = haproxy()
     assert binary is not None, "haproxy is not installed (apt-get install haproxy)"
     return subprocess.run([binary, "-c", "-f", str(path)], capture_output=True, text=True)
+
+
+def runtime(admin_socket: Path, command: str) -> str:
+    """One command of HAProxy's runtime API (`add server`, `enable server`, `show
+    stat`...): what it answered."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(10)
+        sock.connect(str(admin_socket))
+        sock.sendall(command.encode() + b"\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer.decode()

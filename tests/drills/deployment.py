@@ -255,8 +255,10 @@ class Deployment:
         token: str | None = None,
         key: str | None = None,
         timeout: float = 30.0,
+        port: int | None = None,
     ) -> Answer:
-        """One request on a fresh connection (raises OSError when the connection dies)."""
+        """One request on a fresh connection (raises OSError when the connection dies),
+        to the service's port or to `port`."""
         headers = {"Accept": "application/json"}
         data = None
         if body is not None:
@@ -266,7 +268,7 @@ class Deployment:
             headers["Authorization"] = f"Bearer {token}"
         if key:
             headers["Idempotency-Key"] = key
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        conn = http.client.HTTPConnection("127.0.0.1", port or self.port, timeout=timeout)
         try:
             conn.request(method, path, body=data, headers=headers)
             answer = conn.getresponse()
