@@ -38,8 +38,9 @@ from tests.support import (
     wait_until,
 )
 
-# Server connections per database and user: far fewer than the nodes' threads.
-POOL_SIZE = 8
+# Server connections per database and user, as compose's DEFAULT_POOL_SIZE: fewer
+# than the nodes' threads.
+POOL_SIZE = 20
 
 
 @dataclass
