@@ -23,6 +23,7 @@ from unoservice.env import (
     env_list,
     env_str,
     https_settings,
+    replica_database_config,
 )
 
 # ModelAdmin[Game], TextField[Any, Any]: the type arguments django-stubs reads.
@@ -142,6 +143,12 @@ TEMPLATES = [
 # DATABASE_URL, e.g. postgres://user:password@host:5432/uno (psycopg 3).
 # Unset: the SQLite file var/db.sqlite3.
 DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), VAR_DIR)}
+# REPLICA_DATABASE_URL: a streaming replica of it, read for what may lag a little
+# (the leaderboard, profiles, finished games' logs: unoservice.replica). Unset: the
+# primary serves every read.
+if os.environ.get("REPLICA_DATABASE_URL"):
+    DATABASES["replica"] = replica_database_config(os.environ["REPLICA_DATABASE_URL"], VAR_DIR)
+DATABASE_ROUTERS = ["unoservice.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
