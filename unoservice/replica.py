@@ -73,7 +73,11 @@ def _failed(error: BaseException) -> None:
 
 
 def check() -> None:
-    """Run ``SELECT 1`` on the replica; raise when it fails (and remember it)."""
+    """Run ``SELECT 1`` on the replica; raise when it fails (and remember it), or
+    failed within `RETRY_SECONDS`: a replica out of reach costs probes no connect
+    timeout each."""
+    if failures.down():
+        raise DatabaseError(f"the read replica failed within the last {RETRY_SECONDS:g}s")
     try:
         with connections[ALIAS].cursor() as cursor:
             cursor.execute("SELECT 1")

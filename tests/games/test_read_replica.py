@@ -249,6 +249,8 @@ def checks_but_the_databases_pass(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_healthz_reports_the_replica_and_is_degraded_not_failing_without_it(replica_down):
     status, body = health.checked()
     assert (status, body["status"], body["replica"]) == (200, "degraded", "error")
+    assert health.checked()[1]["replica"] == "error"
+    assert replica_down == [1]  # probes within the failure's memory connect no more
     replica_at()  # it is back
     status, body = health.checked()
     assert (status, body["status"], body["replica"]) == (200, "ok", "ok")
