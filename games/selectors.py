@@ -234,6 +234,12 @@ def event_log(game: Game) -> QuerySet[Event]:
     return Event.objects.filter(game=game).order_by("seq")
 
 
+def log_reaches(game_id: uuid.UUID, seq: int) -> bool:
+    """Whether the database read holds a game's log up to `seq` (a replica that lags
+    may not yet)."""
+    return Game.objects.filter(pk=game_id, last_seq__gte=seq).exists()
+
+
 def all_events(game: Game) -> list[Event]:
     return list(event_log(game))
 

@@ -25,6 +25,7 @@ from players.serializers import (
     PlayerCreateIn,
     PlayerMeOut,
 )
+from unoservice import replica
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
@@ -122,6 +123,7 @@ class LeaderboardView(generics.ListAPIView):  # type: ignore[type-arg]
             **error_responses(401, 404, 429, descriptions=text.LEADERBOARD_ERRORS),
         },
     )
+    @replica.may_lag
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(standings.leaderboard())
         assert page is not None

@@ -8,6 +8,8 @@ settings, so the settings read what is chosen here:
   temporary folder, whatever ``VAR_DIR`` the shell holds for ``make run``. Servers
   and workers that tests start inherit it through the environment.
 - The service's ports are never used: every server a test starts takes a free port.
+- A read replica named in the shell (``REPLICA_DATABASE_URL``) is not the test
+  database's: the run has none, but where a test adds one.
 - Under xdist, worker ``gwN`` moves each Redis URL N databases further, so that
   workers purging the broker or flushing the cache do not meet. pytest-django gives
   each worker its own test database, and with it its own LISTEN/NOTIFY channel.
@@ -45,3 +47,5 @@ atexit.register(shutil.rmtree, RUN_DIR, True)
 for name in REDIS_URLS:
     if os.environ.get(name):
         os.environ[name] = redis_database_moved(os.environ[name], xdist_worker_number())
+
+os.environ.pop("REPLICA_DATABASE_URL", None)

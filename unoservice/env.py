@@ -209,6 +209,23 @@ def listen_database_url(url: str | None, pooler: str) -> str | None:
     return url
 
 
+# Seconds to wait for the read replica to take a connection (libpq's least is 2):
+# a replica out of reach then costs a request this much once, not a TCP timeout.
+REPLICA_CONNECT_TIMEOUT = 2
+
+
+def replica_database_config(url: str, var_dir: Path) -> dict[str, Any]:
+    """Django ``DATABASES["replica"]`` for ``url``, a PostgreSQL read replica of the
+    default database (see ``unoservice.replica``). Tests read the test database
+    through it (a mirror), as they have no replica."""
+    config = database_config(url, var_dir)
+    if config["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("REPLICA_DATABASE_URL must be a postgres:// URL")
+    config["OPTIONS"] = {**config.get("OPTIONS", {}), "connect_timeout": REPLICA_CONNECT_TIMEOUT}
+    config["TEST"] = {"MIRROR": "default"}
+    return config
+
+
 def broker_config(
     url: str | None, var_dir: Path, *, visibility_timeout: int = BROKER_VISIBILITY_TIMEOUT
 ) -> tuple[str, str | None, dict[str, Any]]:

@@ -4,7 +4,8 @@ are a worker and beat running?
 The database and the broker are this process's own needs: without either it cannot
 serve, and the answer is 503. A worker that does not answer a ping, or beat whose
 last sweep is too old, leaves the API serving with bots and turn timers late: the
-answer is 200 with ``"status": "degraded"``.
+answer is 200 with ``"status": "degraded"``. So does a read replica out of reach
+(only reported when one is configured): its reads go to the primary meanwhile.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from unoservice import replica
 from unoservice.celery import app as celery_app
 from unoservice.errors import ServiceUnavailable, answer
 from unoservice.schema import error_object
@@ -192,6 +194,8 @@ def checked() -> tuple[int, dict[str, Any]]:
             body["beat"], body["last_sweep_age_seconds"] = beat_state()
         except Exception:
             logger.exception("health check failed: beat")
+    if replica.configured():
+        body["replica"] = _state("replica", replica.check)
     failing = [name for name in ("database", "broker") if body[name] != OK]
     if failing:
         unavailable = answer(
@@ -201,7 +205,7 @@ def checked() -> tuple[int, dict[str, Any]]:
             )
         )
         return unavailable.status, {"status": UNAVAILABLE, **body, **unavailable.body}
-    late = body["worker"] != OK or body["beat"] != OK
+    late = body["worker"] != OK or body["beat"] != OK or body.get("replica", OK) != OK
     return 200, {"status": DEGRADED if late else OK, **body}
 
 
@@ -219,13 +223,20 @@ _BEAT_HELP = (
 class HealthOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(
         choices=STATUSES,
-        help_text="ok: all is well; degraded (200): the API serves, but the worker or "
-        "beat is down; unavailable (503): the database or the broker is down",
+        help_text="ok: all is well; degraded (200): the API serves, but the worker, "
+        "beat or the read replica is down; unavailable (503): the database or the "
+        "broker is down",
     )
     database = serializers.ChoiceField(choices=CHECK_STATES)
     broker = serializers.ChoiceField(choices=CHECK_STATES)
     worker = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_WORKER_HELP)
     beat = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_BEAT_HELP)
+    replica = serializers.ChoiceField(
+        choices=CHECK_STATES,
+        required=False,
+        help_text="only with a read replica configured: error (200, degraded) while it "
+        "cannot be reached, its reads served by the primary",
+    )
     last_sweep_age_seconds = serializers.FloatField(
         allow_null=True,
         min_value=0,
@@ -255,13 +266,14 @@ class HealthView(APIView):
         "rate limit; GET and HEAD only. The database and the broker are needed to "
         "serve: either down is a 503 naming the part that fails. A worker or beat "
         "down leaves the API serving, with bots and turn timers late: 200 with "
-        "`status` `degraded`.",
+        "`status` `degraded`; so does a read replica down (its reads go to the "
+        "primary).",
         tags=["health"],
         auth=[],
         responses={
             200: OpenApiResponse(
                 response=HealthOut,
-                description="ok, or degraded: the worker or beat is down",
+                description="ok, or degraded: the worker, beat or the read replica is down",
             ),
             503: OpenApiResponse(
                 response=HealthUnavailableOut,

@@ -26,6 +26,7 @@ from unoservice.env import (
     env_str,
     https_settings,
     listen_database_url,
+    replica_database_config,
 )
 
 # ModelAdmin[Game], TextField[Any, Any]: the type arguments django-stubs reads.
@@ -153,6 +154,12 @@ DATABASES = {
 }
 # The live hub's one LISTEN connection per process; unset, DATABASES["default"]'s.
 LISTEN_DATABASE_URL = listen_database_url(os.environ.get("LISTEN_DATABASE_URL"), DATABASE_POOLER)
+# REPLICA_DATABASE_URL: a streaming replica of it, read for what may lag a little
+# (the leaderboard, profiles, finished games' logs: unoservice.replica). Unset: the
+# primary serves every read.
+if os.environ.get("REPLICA_DATABASE_URL"):
+    DATABASES["replica"] = replica_database_config(os.environ["REPLICA_DATABASE_URL"], VAR_DIR)
+DATABASE_ROUTERS = ["unoservice.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -4,6 +4,8 @@ table as it stood after any event."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -13,6 +15,7 @@ from rest_framework.views import APIView
 from games import presenters, replay, selectors
 from games.api import openapi_text as text
 from games.api.common import readable, validated
+from games.models import Game
 from games.serializers import (
     GAME_ID,
     INVITE_CODE,
@@ -23,11 +26,29 @@ from games.serializers import (
     ReplayQuery,
 )
 from players.auth import current_player
+from unoservice import replica
 from unoservice.errors import Forbidden, LogCorrupt, NotFound
 from unoservice.schema import COMMON_HEADERS, error_responses
 
 LONG_POLL_INTERVAL = 0.2
 MAX_EVENTS_PER_PAGE = 500
+
+T = TypeVar("T")
+
+
+def settled(game: Game, read: Callable[[], T]) -> T:
+    """`read()` of `game`'s log, from the read replica when the game is over.
+
+    `game` is the primary's row: whether it is over, which decides that every card
+    may be shown, is never a lagging answer. Over is for good, so all the replica
+    can hold of the game's log are events of a game whose every card may be shown;
+    and it is read only once it has the game's last event (the row and its events
+    are written in one transaction), so no log is ever served cut short."""
+    return replica.lagging(
+        read,
+        when=presenters.log_is_complete(game),
+        caught_up=lambda: selectors.log_reaches(game.pk, game.last_seq),
+    )
 
 
 class GameEventsView(APIView):
@@ -78,10 +99,11 @@ class GameLogView(APIView):
         game = readable(request, game_id)
         player = current_player(request)
         complete = presenters.log_is_complete(game) or player.is_staff
-        viewer = game.seat_of(player)
-        events = selectors.all_events(game)
-        return Response(
-            {
+
+        def log() -> dict[str, Any]:
+            viewer = game.seat_of(player)
+            events = selectors.all_events(game)
+            return {
                 "game": presenters.game_summary(game, player),
                 "complete": complete,
                 **replay.seeds_json(game, complete=complete),
@@ -90,7 +112,8 @@ class GameLogView(APIView):
                     for e in events
                 ],
             }
-        )
+
+        return Response(settled(game, log))
 
 
 class GameReplayView(APIView):
@@ -112,7 +135,7 @@ class GameReplayView(APIView):
         if seq > game.last_seq:
             raise NotFound(f"the log ends at seq {game.last_seq}")
         try:
-            table = replay.table_after(game, seq)
+            table = settled(game, lambda: replay.table_after(game, seq))
         except replay.ReplayMismatch as error:
             raise LogCorrupt(f"the log cannot be replayed: {error}") from None
         return Response(table.to_json())

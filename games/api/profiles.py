@@ -27,6 +27,7 @@ from players.serializers import (
     RatingOut,
     StatsOut,
 )
+from unoservice import replica
 from unoservice.schema import COMMON_HEADERS, error_responses
 
 _PLAYER_ID = OpenApiParameter("player_id", str, OpenApiParameter.PATH, description=text.PLAYER_ID)
@@ -102,6 +103,12 @@ def _standing_of(request: Request, player_id: str) -> standings.Standing:
     return standings.standing_of(player_id)
 
 
+def _someone_else(request: Request, player_id: str) -> bool:
+    """Whether the path names another than the caller: a player reads their own
+    profile and history from the primary, with the game they just finished in it."""
+    return player_id not in ("me", str(current_player(request).pk))
+
+
 class PlayerDetailView(APIView):
     @extend_schema(
         **text.PLAYER_PROFILE,
@@ -109,7 +116,11 @@ class PlayerDetailView(APIView):
         responses={200: PlayerOut, **error_responses(401, 404, 429)},
     )
     def get(self, request: Request, player_id: str) -> Response:
-        return Response(player_json(_standing_of(request, player_id)))
+        found = replica.lagging(
+            lambda: player_json(_standing_of(request, player_id)),
+            when=_someone_else(request, player_id),
+        )
+        return Response(found)
 
 
 # DRF's stubs make its generic views generic; at runtime they take no type argument.
@@ -126,6 +137,11 @@ class PlayerGamesView(generics.ListAPIView):  # type: ignore[type-arg]
         },
     )
     def get(self, request: Request, player_id: str) -> Response:
+        return replica.lagging(
+            lambda: self.history(request, player_id), when=_someone_else(request, player_id)
+        )
+
+    def history(self, request: Request, player_id: str) -> Response:
         found = _standing_of(request, player_id)
         page = self.paginate_queryset(standings.history(found.key, viewer=current_player(request)))
         assert page is not None

@@ -62,9 +62,12 @@ def group_members(pgid: int) -> list[int]:
 
 class PrivatePostgres:
     """A throwaway cluster (trust auth, superuser "postgres"), run as the postgres
-    user when this process is root, since PostgreSQL refuses to run as root."""
+    user when this process is root, since PostgreSQL refuses to run as root. With
+    `primary`, a streaming replica of that running cluster (a hot standby), copied
+    from it by `pg_basebackup -R` (initdb's defaults let it: `wal_level` replica and
+    a trusted replication entry in pg_hba.conf for 127.0.0.1)."""
 
-    def __init__(self) -> None:
+    def __init__(self, primary: PrivatePostgres | None = None) -> None:
         binaries = postgres_bin()
         assert binaries is not None, "PostgreSQL is not installed"
         self.bin = binaries
@@ -79,7 +82,15 @@ class PrivatePostgres:
         if os.geteuid() == 0:
             for path in (self.folder, self.socket_dir):
                 shutil.chown(path, "postgres")
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        if primary is None:
+            auth = ("-U", "postgres", "--auth=trust", "-E", "UTF8")
+            self._run("initdb", "-D", str(self.data), *auth)
+        else:
+            self._run(
+                "pg_basebackup",
+                *("-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"),
+                *("-D", str(self.data), "-R", "-X", "stream"),
+            )
 
     def _run(self, tool: str, *args: str) -> None:
         subprocess.run(
@@ -163,6 +174,8 @@ class Deployment:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     # How long a bot thinks before its move (the worker's pace, so the games' too).
     think_seconds: float = 0.05
+    # More settings of the service's processes (e.g. REPLICA_DATABASE_URL).
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def env(self) -> dict[str, str]:
@@ -177,6 +190,7 @@ class Deployment:
             "THROTTLE_RATE_PLAYER": "1000000/min",
             "THROTTLE_RATE_ANONYMOUS": "1000000/min",
             "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+            **self.extra_env,
         }
 
     def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -283,9 +297,9 @@ class Deployment:
 
 
 @contextmanager
-def running_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator[Deployment]:
-    """A migrated deployment with the API, a worker and beat running; all of it
-    stopped and removed afterwards."""
+def migrated_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator[Deployment]:
+    """A deployment's PostgreSQL, migrated, and Redis, with none of the service's
+    processes started yet; all of it stopped and removed afterwards."""
     postgres = PrivatePostgres()
     redis = PrivateRedis()
     service = Deployment(folder, postgres, redis, think_seconds=think_seconds)
@@ -295,9 +309,6 @@ def running_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator
         redis.start()
         migrated = service.manage("migrate", "--noinput")
         assert migrated.returncode == 0, migrated.stderr
-        service.start_api()
-        service.start_worker()
-        service.start_beat()
         yield service
     finally:
         service.stop()
@@ -305,3 +316,14 @@ def running_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator
         with contextlib.suppress(subprocess.CalledProcessError):
             postgres.stop()
         postgres.remove()
+
+
+@contextmanager
+def running_deployment(folder: Path, *, think_seconds: float = 0.05) -> Iterator[Deployment]:
+    """A migrated deployment with the API, a worker and beat running; all of it
+    stopped and removed afterwards."""
+    with migrated_deployment(folder, think_seconds=think_seconds) as service:
+        service.start_api()
+        service.start_worker()
+        service.start_beat()
+        yield service
