@@ -124,7 +124,7 @@ def human_move(state: GameState, seat: int) -> Move:
 def test_every_statement_of_a_game_played_to_its_rated_end_names_the_game(
     host: Persona, guest: Persona
 ) -> None:
-    game = start_game(host, guest, "greedy", seed=11)
+    game = start_game(host, guest, "expert", seed=11)
     humans = {0: host, 1: guest}
     moves = Moves(game.pk)
     for _ in range(2000):
@@ -147,6 +147,8 @@ def test_every_statement_of_a_game_played_to_its_rated_end_names_the_game(
     assert game.status == "finished"
     # Its end was rated: results and ratings were written in the ending move.
     assert {"games_game", "games_event", "games_result", "players_rating"} <= moves.tables()
+    # The expert bot read the round's history from the log.
+    assert any(sql.startswith("SELECT") and '"games_event"' in sql for sql in moves.statements)
     moves.assert_single_shard()
 
 
