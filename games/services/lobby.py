@@ -43,6 +43,7 @@ from games.services.seating import (
     _lock_for_seat_holder,
     _seat_next,
     _without_humans,
+    save_seat,
 )
 from players.models import Player
 from unoservice.errors import Forbidden, GameFull, InvalidRequest, NotFound, WrongPhaseError
@@ -264,12 +265,13 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
     left = PlayerLeftData(player=_player(player))
     items = [engine.Event("player_left", seat.seat, left, round_no)]
     if game.status == GameStatus.WAITING:
-        seat.delete()
+        # Each statement names the game (`save_seat`).
+        Seat.objects.filter(game_id=game.pk, seat=seat.seat).delete()
         remaining = [s for s in seats if s.pk != seat.pk]
         for number, other in enumerate(remaining):
             if other.seat != number:
+                Seat.objects.filter(game_id=game.pk, seat=other.seat).update(seat=number)
                 other.seat = number
-                other.save(update_fields=["seat"])
         seats = remaining
         if game.host_id == player.pk:
             humans = [s.player_id for s in seats if s.player_id is not None and s.bot is None]
@@ -280,7 +282,7 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
         items.append(_hand_to_bot(game, seat, round_no, timed_out=False))
     else:
         seat.timed_out = False
-        seat.save(update_fields=["timed_out"])
+        save_seat(game, seat, ["timed_out"])
     items += _without_humans(game, seats, now)
     if game.state is None:
         game.turn_deadline = game.bot_due_at = None

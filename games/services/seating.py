@@ -238,7 +238,16 @@ def _hand_to_bot(game: Game, seat: Seat, round_no: int | None, *, timed_out: boo
 def _reseat(game: Game, seat: Seat) -> None:
     """Save who holds `seat` now, in its row and in `game.seating` (the caller saves
     the game)."""
-    seat.save(update_fields=["bot", "timed_out"])
+    save_seat(game, seat, ["bot", "timed_out"])
     seating = list(game.seating)
     seating[seat.seat] = seat.seating_entry()
     game.seating = seating
+
+
+def save_seat(game: Game, seat: Seat, fields: Sequence[str]) -> None:
+    """Write `fields` of `seat`, a seat of the locked `game`, found by the game's id
+    and its number: a statement of a game names the game, so that a database
+    distributed by game id runs it on the game's shard alone (docs/operations.md)."""
+    Seat.objects.filter(game_id=game.pk, seat=seat.seat).update(
+        **{field: getattr(seat, field) for field in fields}
+    )
