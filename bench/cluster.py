@@ -1,7 +1,7 @@
 """Cluster benchmark: one mixed load on one node, and on nodes behind the balancer and
 the pooler.
 
-    python -m bench.cluster --spawn [--players 16 --readers 4 --seconds 30 --rounds 1] [--json]
+    python -m bench.cluster --spawn [--players 16 --readers 4 --seconds 30] [--rounds 1] [--json]
 
 The same load runs against four set-ups in turn, each started afresh on 127.0.0.1
 (free ports, one database migrated once, `uno_bench_cluster` by default):
@@ -23,15 +23,16 @@ open that receives a `your_turn` for nearly every move, wherever the move was ma
 and `--readers` clients reading, back to back, the leaderboard and the view of a game
 being played (as a spectator). Every answer but a 2xx is an error; none is retried.
 
-Reported per set-up: requests per second (every request, game set-ups included),
-p50/p99 of the timed ones (moves, view reads, reader requests), moves per second,
-the stream events received, the peak of PostgreSQL connections to the database
-(`pg_stat_activity`, sampled four times a second) and of PgBouncer's clients,
-and the CPU milliseconds per request of every process involved (the load generator,
-the nodes, HAProxy, PgBouncer, the PostgreSQL backends). Ratios: `one_pooled` over
-`one_direct` (what the balancer and the pooler cost per request) and `three_pooled`
-over `one_pooled`. On one machine the three nodes share the cores the one node had:
-they cannot be faster, and the ratio shows what the extra processes cost.
+Reported per set-up: requests per second (every request, game set-ups included,
+the streams' openings not), p50/p99 of the timed ones (moves, view reads, reader
+requests), moves per second, the stream events received, the peak of PostgreSQL
+connections to the database (`pg_stat_activity`, sampled four times a second) and of
+PgBouncer's clients, and the CPU milliseconds per request of every process involved
+(the load generator, the nodes, HAProxy, PgBouncer, the PostgreSQL backends).
+Ratios: `one_pooled` over `one_direct` (what the balancer and the pooler cost per
+request) and `three_pooled` over `one_pooled`. On one machine the three nodes share
+the cores the one node had: they cannot be faster, and the ratio shows what the extra
+processes cost.
 
 With `--rounds N` each set-up's seconds are cut into N runs, each on set-ups started
 afresh, the set-ups taking turns (forth, then back), so that a drift of a shared
@@ -215,6 +216,8 @@ def run_load(url: str, players: int, readers: int, seconds: float, seed: int) ->
         sample.events.update(stream.events)
         if stream.error:
             sample.errors[f"stream {stream.error}"] += 1
+        elif not stream.events["hello"]:
+            sample.errors["stream not opened"] += 1
     return sample
 
 
