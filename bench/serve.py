@@ -34,7 +34,6 @@ import http.client
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -43,6 +42,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from bench.processes import free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/uno_bench"
@@ -175,13 +176,6 @@ def recreate_database(database_url: str) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 # The servers the benchmark can start: the service's own command (what ships), and
 # the WSGI-only gunicorn it replaced, kept as the baseline of the REST figures.
 SERVERS = ("uno", "gthread")
@@ -230,7 +224,7 @@ def _answers(port: int) -> bool:
         conn.close()
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)  # gunicorn's master stops its workers
@@ -239,6 +233,36 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=STOP_TIMEOUT)
+
+
+def migrated_environment(database_url: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """A fresh database at `database_url`, migrated, and the servers' environment:
+    the benchmark's, with `env` over it."""
+    recreate_database(database_url)
+    env = {**bench_environment(database_url), **(env or {})}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=BASE_DIR,
+        env={**env, "DATABASE_URL": database_url},
+        check=True,
+    )
+    return env
+
+
+def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`command` at the project's root, its output in the file `log`."""
+    log.parent.mkdir(exist_ok=True)
+    with log.open("wb") as output:
+        return subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=output)
+
+
+def wait_answering(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    """Wait for the server `process` to answer /healthz on `port`."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _answers(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server did not start; see {log}")
+        time.sleep(0.2)
 
 
 @contextlib.contextmanager
@@ -252,25 +276,11 @@ def server(
 ) -> Iterator[Server]:
     """A fresh database and the server (`kind`, see SERVERS) on 127.0.0.1, with `env`
     over the benchmark's environment, stopped when the block ends."""
-    recreate_database(database_url)
-    env = {**bench_environment(database_url), **(env or {})}
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-    )
+    env = migrated_environment(database_url, env)
     port = port or free_port()
-    command = server_command(kind, port, workers, threads)
-    LOG_FILE.parent.mkdir(exist_ok=True)
-    with LOG_FILE.open("wb") as log:
-        process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=log, stderr=log)
+    process = start(server_command(kind, port, workers, threads), env, LOG_FILE)
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _answers(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start; see {LOG_FILE}")
-            time.sleep(0.2)
+        wait_answering(process, port, LOG_FILE)
         yield Server(
             url=f"http://127.0.0.1:{port}",
             pid=process.pid,
@@ -283,7 +293,7 @@ def server(
             database_url=database_url,
         )
     finally:
-        _stop(process)
+        stop(process)
 
 
 def main(argv: list[str] | None = None) -> int:

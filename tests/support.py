@@ -6,65 +6,24 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+# The tests take processes and ports from here, shared with the benchmarks.
+from bench.processes import ROOT as ROOT
+from bench.processes import free_port as free_port
+from bench.processes import spawn as spawn
+from bench.processes import stop_groups as stop_groups
+from bench.processes import wait_until as wait_until
+
 SETTINGS_MODULE = "unoservice.settings"
 
 
-def free_port() -> int:
-    """A local TCP port nothing listens on (free when asked: bind it soon)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until(
-    predicate: Callable[[], object],
-    what: str,
-    seconds: float,
-    *,
-    every: float = 0.1,
-    details: Callable[[], str] | None = None,
-) -> None:
-    """Return as soon as `predicate()` is true; after `seconds`, raise TimeoutError
-    naming `what`, followed by `details()` (a server's logs, say). A predicate that
-    raises OSError, as a connection to a server not listening yet does, is false."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except OSError:
-            pass
-        time.sleep(every)
-    message = f"{what}: not within {seconds} s"
-    raise TimeoutError(message if details is None else f"{message}\n{details()}")
-
-
 # -- server processes --------------------------------------------------------------
-
-
-def spawn(argv: list[str], *, log: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-    """Start `argv` at the project's root, its output appended to `log`, in a session
-    of its own: signalling its process group reaches its children (a pool, workers)."""
-    with log.open("ab") as output:
-        return subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            env=dict(env),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
 
 
 def celery_worker(hostname: str) -> list[str]:
@@ -89,21 +48,6 @@ def celery_beat(schedule: Path) -> list[str]:
 
 def _celery() -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "unoservice"]
-
-
-def stop_groups(processes: Iterable[subprocess.Popen[bytes]], grace: float = 20.0) -> None:
-    """SIGTERM each process group (each started in a session of its own), then
-    SIGKILL whatever has not exited after `grace` seconds."""
-    processes = list(processes)
-    for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-    for process in processes:
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def log_tails(folder: Path, chars: int = 4000) -> str:

@@ -1,6 +1,6 @@
 """The balancer of docker-compose.yml, run here: Debian's haproxy with
 deploy/haproxy.cfg (its servers two local API nodes instead of the replicas Docker's
-DNS names, `tests.haproxy.local_config`) in front of two production servers on the
+DNS names, `bench.haproxy.local_config`) in front of two production servers on the
 test database. Requests reach both nodes, a stream passes frame by frame, the nodes
 count each client by the address the balancer forwards, and a stopped node is
 skipped and then marked down by its /healthz checks."""
@@ -17,7 +17,7 @@ from subprocess import Popen
 
 import pytest
 
-from tests import haproxy
+from bench import haproxy
 from tests.served import Client, Served, serving
 from tests.support import free_port, log_tails, spawn, stop_groups, wait_until
 

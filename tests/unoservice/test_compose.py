@@ -19,9 +19,9 @@ import pytest
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
+from bench import haproxy
 from games.live.hub import HEAL_SECONDS
 from games.serializers import MAX_WAIT_SECONDS
-from tests import haproxy
 from tests.support import ROOT, settings_with
 from unoservice import metrics
 

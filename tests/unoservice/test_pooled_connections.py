@@ -16,9 +16,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from psycopg.conninfo import conninfo_to_dict
 
+from bench.pgbouncer import PgBouncer, pgbouncer_binary
 from games.live import hub
 from tests.factories import make_persona, start_game
-from tests.pgbouncer import PgBouncer, pgbouncer_binary
 from tests.served import Client, Served, serving, together
 from tests.support import settings_with, wait_until
 from tests.workers import database_url

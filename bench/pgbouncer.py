@@ -1,6 +1,6 @@
 """Debian's PgBouncer in transaction mode on a free port, in front of a PostgreSQL
-server, for tests of the service behind a transaction pooler. It can be stopped and
-started again on the same port while the service runs.
+server, for the tests and the cluster benchmark of the service behind a transaction
+pooler. It can be stopped and started again on the same port while the service runs.
 
 PgBouncer refuses to run as root: under root it runs as the postgres user (`-u`),
 from a folder of its own that user can read. Clients log in as any user named in its
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg.rows import dict_row
 
-from tests.support import free_port, spawn, wait_until
+from bench.processes import free_port, spawn, wait_until
 
 START_TIMEOUT = 30.0
 RUN_AS = "postgres"

@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.support import ROOT
+from bench.processes import ROOT
 
 CONFIG = ROOT / "deploy" / "haproxy.cfg"
 SECTION = re.compile(r"^(global|defaults|frontend|backend|listen|resolvers|peers)\b")
