@@ -1,8 +1,8 @@
 """The cluster of docker-compose.yml, built on this machine for drills: a private
 PostgreSQL and Redis (tests/drills/deployment.py), Debian's PgBouncer in transaction
-mode in front of PostgreSQL for the request path (tests/pgbouncer.py) while each
+mode in front of PostgreSQL for the request path (bench/pgbouncer.py) while each
 process LISTENs on PostgreSQL directly, API nodes (the server command, each on a free
-port) behind Debian's haproxy with deploy/haproxy.cfg (tests/haproxy.py), a Celery
+port) behind Debian's haproxy with deploy/haproxy.cfg (bench/haproxy.py), a Celery
 worker and beat. Nodes can be killed, and new ones added to the running balancer
 through its runtime API, as compose's DNS discovery fills a `server-template` slot."""
 
@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests import haproxy
+from bench import haproxy
+from bench.pgbouncer import PgBouncer
 from tests.drills.deployment import (
     START_TIMEOUT,
     Deployment,
@@ -27,7 +28,6 @@ from tests.drills.deployment import (
     PrivateRedis,
     group_members,
 )
-from tests.pgbouncer import PgBouncer
 from tests.support import (
     celery_beat,
     celery_worker,

@@ -34,14 +34,14 @@ from typing import Any
 
 import pytest
 
+from bench.haproxy import haproxy
+from bench.pgbouncer import pgbouncer_binary
 from bench.streams import raise_open_files_limit
 from tests.browser import artifacts_dir
 from tests.drills.cluster import Cluster, running_cluster
 from tests.drills.cluster_clients import RowLocks, Seat, Watch, must, until
 from tests.drills.test_faults import starts_a_move
 from tests.drills.test_stream_restart import abandon, shell
-from tests.haproxy import haproxy
-from tests.pgbouncer import pgbouncer_binary
 
 pytestmark = [pytest.mark.drill, pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
