@@ -1,6 +1,6 @@
 """A real read replica: a hot standby of the deployment's PostgreSQL made with
 `pg_basebackup -R`, streaming from it. The leaderboard is read there; stopped, the
-primary answers in its place and /healthz says the replica is down."""
+primary answers in its place, /healthz says the replica is down, and games go on."""
 
 from __future__ import annotations
 
@@ -75,3 +75,24 @@ def test_the_leaderboard_reads_the_replica_and_the_primary_once_the_replica_stop
     )
     health = service.request("GET", "/healthz")
     assert health.status == 200  # degraded, not unavailable
+    assert moves_go_on(service, token)
+
+
+def moves_go_on(service: Deployment, host: str) -> bool:
+    """Two people start a game and each in turn moves: every answer is the primary's."""
+    guest = service.request("POST", f"{API}/players", {"name": "Guest"}).body["token"]
+    game = service.request("POST", f"{API}/games", {"max_players": 2}, token=host).body["id"]
+    assert service.request("POST", f"{API}/games/{game}/join", token=guest).status == 200
+    assert service.request("POST", f"{API}/games/{game}/start", token=host).status == 200
+    for _ in range(2):
+        views = [service.request("GET", f"{API}/games/{game}", token=t) for t in (host, guest)]
+        (mover, view), *_ = [
+            (t, v.body)
+            for t, v in zip((host, guest), views, strict=True)
+            if v.body["you"]["legal_moves"]
+        ]
+        move = view["you"]["legal_moves"][0]
+        answer = service.request("POST", f"{API}/games/{game}/moves", move, token=mover)
+        assert answer.status == 200, answer.body
+        assert answer.body["game"]["version"] > view["version"]
+    return True
