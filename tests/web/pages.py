@@ -1,7 +1,8 @@
 """The web client's pages as a person sees and uses them, for the browser tests of
 /play/ (their fixtures are in conftest.py): a page of a person of its own, what a
-person sees of the table, the clicks a person makes, and whether a page fits its
-viewport."""
+person sees of the table, the clicks a person makes, whether a page fits its
+viewport, and what axe-core (pinned in tests/clients/package.json) finds wrong in it
+for a person using assistive technology."""
 
 from __future__ import annotations
 
@@ -9,12 +10,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tests.support import ROOT
+
 DESK = {"width": 1400, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # Generous for a loaded CI machine: a round against bots that do not think takes
 # seconds, most of them the page's own clicks.
 GAME_OVER_WITHIN = 120.0
 CLICK_MS = 3_000
+AXE = ROOT / "tests" / "clients" / "node_modules" / "axe-core" / "axe.min.js"
+
+# axe's findings as plain data: each violation's rule, impact and where it is.
+AXE_RUN = """async () => {
+  const found = await axe.run(document, { resultTypes: ["violations"] });
+  return found.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    targets: v.nodes.map((n) => n.target.join(" ")),
+  }));
+}"""
 
 
 def new_page(browser: Any) -> Any:
@@ -166,3 +179,20 @@ def resumed_streams(page: Any) -> list[str]:
 
 def token_of(page: Any) -> str:
     return str(page.evaluate("() => JSON.parse(localStorage.getItem('uno.player')).token"))
+
+
+def violations(page: Any) -> list[dict[str, Any]]:
+    """The serious and critical accessibility violations axe-core finds in the page.
+    The page's Content-Security-Policy (script-src 'self') refuses an injected script
+    tag; a script evaluated from outside the page, through the DevTools protocol, is
+    not subject to it, so axe runs under the policy the page really has."""
+    assert AXE.exists(), "axe-core is missing: npm ci --prefix tests/clients"
+    if not page.evaluate("() => 'axe' in window"):
+        page.evaluate(AXE.read_text())
+    found = page.evaluate(AXE_RUN)
+    return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def accessible(page: Any) -> None:
+    found = violations(page)
+    assert found == [], found

@@ -21,24 +21,13 @@ import pytest
 from games.engine import CARDS, GameConfig, new_game
 from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
 from tests.served import Client, Served
-from tests.support import ROOT
-from tests.web.pages import DESK, PHONE, fits, sign_up, token_of
+from tests.web.pages import DESK, PHONE, accessible, fits, sign_up, token_of
 
 pytestmark = SERVED_WITH_A_WORKER
 
-AXE = ROOT / "tests" / "clients" / "node_modules" / "axe-core" / "axe.min.js"
 SHOWN_MS = 20_000
 ROUND_MOVES = 400  # far more than a round of two takes: a loop that never ends fails
 ANN, BOB = 0, 1  # the host sits at seat 0, the one who joins next at seat 1
-
-# axe's findings as plain data: each violation's rule, impact and where it is.
-AXE_RUN = """async () => {
-  const found = await axe.run(document, { resultTypes: ["violations"] });
-  return found.violations.map((v) => ({
-    id: v.id, impact: v.impact, help: v.help,
-    targets: v.nodes.map((n) => n.target.join(" ")),
-  }));
-}"""
 
 
 @pytest.fixture
@@ -104,18 +93,6 @@ def play_until(
     raise AssertionError("the players did not get there")
 
 
-def violations(page: Any) -> list[dict[str, Any]]:
-    """The serious and critical accessibility violations axe-core finds in the page.
-    The page's Content-Security-Policy (script-src 'self') refuses an injected script
-    tag; a script evaluated from outside the page, through the DevTools protocol, is
-    not subject to it, so axe runs under the policy the page really has."""
-    assert AXE.exists(), "axe-core is missing: npm ci --prefix tests/clients"
-    if not page.evaluate("() => 'axe' in window"):
-        page.evaluate(AXE.read_text())
-    found = page.evaluate(AXE_RUN)
-    return [v for v in found if v["impact"] in ("serious", "critical")]
-
-
 def screen(page: Any, what: str) -> None:
     """Save the screen at both sizes, each laid out within its viewport, and go back
     to the desk's size."""
@@ -123,11 +100,6 @@ def screen(page: Any, what: str) -> None:
         fits(page, viewport)
         page.screenshot(path=str(artifacts_dir() / f"screen-{what}-{size}.png"), full_page=True)
     fits(page, DESK)
-
-
-def accessible(page: Any) -> None:
-    found = violations(page)
-    assert found == [], found
 
 
 def test_the_sign_up_form_and_the_lobby_fit_both_screens_and_are_accessible(

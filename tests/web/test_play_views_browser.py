@@ -3,7 +3,8 @@ public game among the games to watch and follows it live as a spectator, with no
 hand of their own; once it is over its player finds it in her profile's history,
 opens its replay and moves through it with the slider (by keyboard and by clicks),
 the page showing the table the API's replay gives for each event; and she opens the
-leaderboard.
+leaderboard. Each of those pages fits a desk's and a phone's screen, and axe-core
+finds no serious or critical accessibility violation in it.
 
 Her moves go through the API (a person sits at the table, the bots play at once), so
 that the test spends its time on the pages it is about. Saves screenshots at 390x844
@@ -20,7 +21,7 @@ from typing import Any
 
 from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
 from tests.served import Client, Served
-from tests.web.pages import DESK, PHONE, fits, new_page, sign_up, token_of
+from tests.web.pages import DESK, PHONE, accessible, fits, new_page, sign_up, token_of
 
 pytestmark = SERVED_WITH_A_WORKER
 
@@ -108,6 +109,7 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     fits(bob_page, DESK)
     fits(bob_page, PHONE)
     bob_page.screenshot(path=str(artifacts_dir() / "play-watch.png"))
+    accessible(bob_page)
 
     # Each of Ann's moves reaches his page as it happens.
     for _ in range(3):
@@ -135,6 +137,7 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     fits(ann_page, PHONE)
     ann_page.screenshot(path=str(artifacts_dir() / "play-profile.png"), full_page=True)
     fits(ann_page, DESK)
+    accessible(ann_page)
     ann_page.click(f'.history-game[data-game="{game_id}"] >> text=Replay')
     ann_page.wait_for_url(f"**/play/games/{game_id}/replay*")
 
@@ -157,6 +160,7 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     fits(ann_page, DESK)
     fits(ann_page, PHONE)
     ann_page.screenshot(path=str(artifacts_dir() / "play-replay.png"), full_page=True)
+    accessible(ann_page)
 
     # The leaderboard shows the API's rows (none yet: one person against bots is
     # never rated), each a link to a profile.
@@ -170,5 +174,6 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     fits(ann_page, DESK)
     fits(ann_page, PHONE)
     ann_page.screenshot(path=str(artifacts_dir() / "play-leaderboard.png"), full_page=True)
+    accessible(ann_page)
     assert ann_page.errors == []
     assert bob_page.errors == []
