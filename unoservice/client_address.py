@@ -9,6 +9,7 @@ rule to the ``NUM_PROXIES`` setting, so all count a client under the same addres
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,3 +39,17 @@ def address_in(meta: Mapping[str, Any]) -> str:
         return str(remote_addr)
     entries = str(forwarded).split(",")
     return entries[-min(num_proxies, len(entries))].strip()
+
+
+def address_group(address: str) -> str:
+    """What per-address limits count `address` by: an IPv4 address itself (an
+    IPv4-mapped IPv6 one as IPv4), an IPv6 address's /64 network."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)

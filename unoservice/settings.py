@@ -1,4 +1,4 @@
-"""Settings of the UNO service, read from the environment (each variable: docs/operations.md, "Configuration").
+"""Settings of the UNO service, read from the environment (docs/operations.md, "Configuration").
 
 Without any variable set, the service runs for development: DEBUG on, an SQLite
 file and a file-system Celery broker under ``var/`` (or ``VAR_DIR``).

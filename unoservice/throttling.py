@@ -10,7 +10,6 @@ protection that is the usual, accepted trade.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import secrets
 import time
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
 from unoservice import shedding
-from unoservice.client_address import address_in
+from unoservice.client_address import address_group, address_in
 from unoservice.errors import RateLimited
 
 # A long poll that waited is answered by asking the API again inside the same
@@ -172,20 +171,6 @@ class FailedInviteCodeAddressThrottle(FixedWindowThrottle):
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         return self.key_for(address_group(address_in(request.META)))
-
-
-def address_group(address: str) -> str:
-    """What per-address limits count `address` by: an IPv4 address itself (an
-    IPv4-mapped IPv6 one as IPv4), an IPv6 address's /64 network."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
 
 
 class InviteCodeAttempt:

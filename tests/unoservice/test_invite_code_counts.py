@@ -11,12 +11,12 @@ import pytest
 from django.conf import settings
 
 from tests.factories import PlayerFactory
+from unoservice.client_address import address_group
 from unoservice.errors import RateLimited
 from unoservice.throttling import (
     FailedInviteCodeAddressThrottle,
     FailedInviteCodeThrottle,
     InviteCodeAttempt,
-    address_group,
     count_invite_code_attempt,
 )
 
