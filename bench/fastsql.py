@@ -152,7 +152,7 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
         move_values()
         fastsql.update_fields(game, MOVE_FIELDS)
 
-    # The ratings of a 10-player game, as its end updates them (games.results).
+    # The ratings of a 10-player game, as its end updates them (games.ratings.writes).
     rated = list(Player.objects.order_by("pk")[:10])
     ratings = [Rating(key=str(p.pk), player=p, mu=25.0, sigma=8.3, ordinal=0.1) for p in rated]
     Rating.objects.bulk_create(ratings)

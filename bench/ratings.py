@@ -15,7 +15,7 @@ of a busy machine falls on each alike:
 
 - ``unrated``: the game was created with ``rated=False``;
 - ``rated``: ten of the same twenty players, whose ratings exist from their earlier
-  games (the usual case): ``games.results`` locks and updates ten Rating rows, counts
+  games (the usual case): ``games.ratings.writes`` locks and updates ten Rating rows, counts
   the rated games of the same ten (the repeat limit) and logs ``game_rated``. Each
   game draws its ten anew, so that no ten meet often enough for the repeat limit to
   leave their game unrated;
@@ -26,7 +26,7 @@ difference of the medians, rated - unrated) against the target of 5 ms, their ra
 and each kind's statements (through Django), round trips (see `round_trips`) and
 time waiting for PostgreSQL by statement, counted on a few more games after the
 timed ones, so that counting costs the timed moves nothing. ``--profile N`` then
-times the sections of N more rated and unrated ending moves (games.results' steps,
+times the sections of N more rated and unrated ending moves (games.ratings.writes' steps,
 the hand-built statements) and shows a cProfile of N rated ones. ``--json`` prints one
 JSON object instead (the profile, if asked for, goes to stderr).
 
@@ -81,12 +81,12 @@ LOSING_HANDS = (
 )
 
 # What `--profile` times, each call's wall and CPU time summed per move: (module,
-# attribute), patched where the services and games.results look them up at call time.
+# attribute), patched where the services and games.ratings.writes look them up at call time.
 SECTIONS = (
-    ("games.results", "lock_ratings"),
-    ("games.results", "record"),
-    ("games.results", "rate"),
-    ("games.results", "_rated_data"),
+    ("games.ratings.writes", "lock_ratings"),
+    ("games.ratings.writes", "record"),
+    ("games.ratings.writes", "rate"),
+    ("games.ratings.writes", "_rated_data"),
     ("unoservice.fastsql", "insert_rows"),
     ("unoservice.fastsql", "select_in"),
     ("unoservice.fastsql", "update_rows"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from games import results
 from games.models import Game, GameStatus, Result
+from games.ratings import rules
 
 
 def status_in_words(game: Game) -> str:
@@ -19,12 +19,12 @@ def status_in_words(game: Game) -> str:
     return str(game.get_status_display())
 
 
-# Why a game does not count for ratings (`results.unrated_now`), as docs/api.md says.
+# Why a game does not count for ratings (`rules.unrated_now`), as docs/api.md says.
 UNRATED_IN_WORDS = {
-    results.UNRATED_GAME: "no: created unrated",
-    results.TOO_FEW_HUMANS: "no: fewer than two human players",
-    results.REPEAT_OPPONENTS: "no: the same humans' rated games of the day were used up",
-    results.ANNULLED: "no: its rating was annulled",
+    rules.UNRATED_GAME: "no: created unrated",
+    rules.TOO_FEW_HUMANS: "no: fewer than two human players",
+    rules.REPEAT_OPPONENTS: "no: the same humans' rated games of the day were used up",
+    rules.ANNULLED: "no: its rating was annulled",
     GameStatus.ABANDONED.value: "no: abandoned",
 }
 
@@ -36,11 +36,11 @@ def rated_in_words(game: Game) -> str:
     if ended is not None:
         # Games that finished before reasons were kept say no more than "no".
         return "yes" if ended.rated else UNRATED_IN_WORDS.get(ended.unrated_reason or "", "no")
-    reason = results.unrated_now(game)
+    reason = rules.unrated_now(game)
     if reason is not None:
         return UNRATED_IN_WORDS.get(reason, f"no: {reason}")
     if game.status == GameStatus.WAITING and len(game.seating) < game.max_players:
         humans = sum(1 for entry in game.seating if entry["player"] is not None)
-        if humans < results.MIN_HUMANS_TO_RATE:
+        if humans < rules.MIN_HUMANS_TO_RATE:
             return "yes, if a second human player joins"
     return "yes"

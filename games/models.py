@@ -274,13 +274,13 @@ class Result(models.Model):
     points = models.PositiveIntegerField()
     finished_at = models.DateTimeField()
     rated = models.BooleanField()
-    # Why a game finished unrated (`games.results.UNRATED_REASONS`); NULL when rated,
+    # Why a game finished unrated (`games.ratings.rules.UNRATED_REASONS`); NULL when rated,
     # and for unrated games that finished before reasons were kept.
     unrated_reason = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
     # The seat's player left the game, or lost the seat to timeouts and never took it
     # back: a bot finished it for them, and they placed last.
     forfeited = models.BooleanField(default=False)
-    # Which humans played the game (`games.results.humans_of`): the repeat limit
+    # Which humans played the game (`games.ratings.writes.humans_of`): the repeat limit
     # counts the rated games of the same humans by it.
     humans = models.CharField(max_length=32, default="", blank=True)
     mu_before = models.FloatField(null=True, blank=True)
@@ -311,7 +311,7 @@ class Result(models.Model):
 
 class RatingAnnulment(models.Model):
     """An operator annulled the rating of a finished game
-    (`games.annulment.game_rating_annul`): who, when and why. The game's results say
+    (`games.ratings.annulment.game_rating_annul`): who, when and why. The game's results say
     it too (`Result.unrated_reason`)."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="annulment")

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from games import results
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
 from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry
+from games.ratings import rules
 from players.models import Player
 from unoservice.presence import Presence
 
@@ -61,7 +61,7 @@ def game_view(
         "turn_timeout": game.turn_timeout,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": results.unrated_now(game) is None,
+        "rated": rules.unrated_now(game) is None,
         # The code is for the players to pass on: a spectator who holds it sees null.
         "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
@@ -146,7 +146,7 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         "max_players": game.max_players,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": results.unrated_now(game) is None,
+        "rated": rules.unrated_now(game) is None,
         "created_at": game.created_at.isoformat(),
         "to_act": game.seat_to_act(),
         "your_turn": game.is_turn_of(viewer),

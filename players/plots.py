@@ -63,7 +63,7 @@ def _frame(label: str, body: list[str]) -> str:
 
 def rating_plot(points: Sequence[tuple[dt.datetime, float]], *, label: str) -> str:
     """An SVG of a rating over time: `points` are (when, value), oldest first, as
-    `games.standings.rating_over_time` gives them; `label` names the plot for its
+    `games.ratings.reads.rating_over_time` gives them; `label` names the plot for its
     title and for screen readers.
 
     The points are spaced evenly, one per rated game, rather than by date: a player's

@@ -1,7 +1,7 @@
 """Ratings as the leaderboard reads them: a rating for the API, ranks, and the
 leaderboard itself. The ratings are written by the games when they end
-(`games.results`); a bot strategy's profile and everyone's history, which read the
-games, are `games.standings`."""
+(`games.ratings.writes`); a bot strategy's profile and everyone's history, which read the
+games, are `games.ratings.reads`."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from unoservice import fastsql
 
 # The record the leaderboard asks for: rated games, a few games' luck should not put
 # anyone on it; and different human opponents among them, each of whom had played
-# MIN_GAMES_TO_RANK rated games before the game that met them (games.results.meet),
+# MIN_GAMES_TO_RANK rated games before the game that met them (games.ratings.writes.meet),
 # so that beating accounts that let themselves be beaten does not put anyone on it
 # either: two players' games together count only up to the repeat limit
-# (games.results), fewer than MIN_GAMES_TO_RANK a day, so fresh accounts beaten one
+# (games.ratings.writes), fewer than MIN_GAMES_TO_RANK a day, so fresh accounts beaten one
 # at a time do not count, however many. Until then a rating is provisional.
 MIN_GAMES_TO_RANK = 5
 MIN_OPPONENTS_TO_RANK = 3
@@ -45,7 +45,7 @@ class Standing:
     rank: int | None  # on the leaderboard: with the record, not hidden nor disabled
     # Without the record yet (`has_record`): not ranked, whatever the rating says.
     provisional: bool = True
-    # Different established human opponents met (`games.results.meet`), counted up
+    # Different established human opponents met (`games.ratings.writes.meet`), counted up
     # to the record's.
     opponents: int = 0
 

@@ -1,7 +1,7 @@
 """The staff dashboard: games with their seats and log (`game`), a replay viewer
 that steps through any game event by event and an overview of play and of the
 service's health (`pages`), in the words of `words`; the ratings' pages are
-`games.rating_admin`'s.
+`games.ratings.admin`'s.
 
 Nothing here changes a game except through `games.services` (the abandon action,
 after a page that asks for a reason); the pages only read. A waiting or running

@@ -21,7 +21,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-import games.rating_admin  # also registers the leaderboard and the players' ratings
+import games.ratings.admin  # also registers the leaderboard and the players' ratings
 from games import replay, seat_history, selectors, services
 from games.admin import pages
 from games.admin.words import (
@@ -107,7 +107,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     search_help_text = "a player's name, or a game id"
     list_per_page = 50
     inlines = (SeatInline,)
-    actions = ("abandon_games", "verify_replays", games.rating_admin.annul_ratings)
+    actions = ("abandon_games", "verify_replays", games.ratings.admin.annul_ratings)
     change_form_template = "admin/games/game/change_form.html"
     change_list_template = "admin/games/game/change_list.html"
     fields = (
@@ -225,7 +225,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     @admin.display(description="rating")
     def rating_outcome(self, game: Game) -> str:
-        return games.rating_admin.rating_outcome(game)
+        return games.ratings.admin.rating_outcome(game)
 
     @admin.display(description="round")
     def round(self, game: Game) -> int | None:

@@ -11,10 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import standings
 from games.api import openapi_text as text
 from games.models import BotStrategy, Result
-from games.results import UNRATED_REASONS
+from games.ratings import reads as standings
+from games.ratings.rules import UNRATED_REASONS
 from players.api import stats_json
 from players.auth import current_player
 from players.serializers import (

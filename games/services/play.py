@@ -12,10 +12,11 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import engine, results
+from games import engine
 from games.engine import EngineError, GameState, Move
 from games.errors import SeatTakenOver, from_engine
 from games.models import Event, Game, GameStatus
+from games.ratings import writes
 from games.services.common import Outcome, _lock_game_for, _seats, _timed_out_seat_of
 from games.services.saving import commit_change
 from players.models import Player
@@ -87,13 +88,13 @@ def commit_play(
     `commit_change` does, with `fields` and the count of moves (`actor`: the seat
     whose move it is; None for a timeout). The one end of a game:
     when this play ended it, the seats' ratings are locked first, the clock is read
-    again once they are held, and the results are recorded (`results.record`) in the
+    again once they are held, and the results are recorded (`writes.record`) in the
     same change. Then the players' lifetime totals (`_add_to_player_totals`)."""
     game.moves += 1
     if state.finished:
-        ratings = results.lock_ratings(game)
+        ratings = writes.lock_ratings(game)
         now = timezone.now()  # once the ratings' locks are held
-        items = [*items, *results.record(game, state, now, ratings)]
+        items = [*items, *writes.record(game, state, now, ratings)]
     events = commit_change(
         game, state, items, now, turn_changed=turn_changed, fields=["moves", *fields], actor=actor
     )
@@ -109,7 +110,7 @@ def _human_at(game: Game, seat: int) -> str | None:
 def _add_to_player_totals(game: Game, events: Sequence[engine.Event]) -> None:
     """Add what `events` show to the lifetime totals on the humans' `Player` rows:
     rounds won and points as rounds end, games played and won at the end (each
-    seat's result and rating are `results.record`'s)."""
+    seat's result and rating are `writes.record`'s)."""
     for event in events:
         if event.type == "round_ended" and event.seat is not None:
             winner = _human_at(game, event.seat)
@@ -132,6 +133,6 @@ def _to_act_key(state: GameState) -> tuple[int | None, str | None]:
 
 def ratings_recompute() -> tuple[int, int]:
     """Rate every finished rated game again, in the order they finished, from the
-    default ratings (`games.results.recompute`); returns (games, ratings). Locks every
+    default ratings (`games.ratings.writes.recompute`); returns (games, ratings). Locks every
     rating row, in key order, for the duration: a game that ends meanwhile waits."""
-    return results.recompute()
+    return writes.recompute()

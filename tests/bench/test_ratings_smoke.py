@@ -63,7 +63,7 @@ def test_the_ratings_benchmark_times_rated_and_unrated_endings_and_rated_ones_lo
     assert result["ratio"] > 0
     assert result["under_target"] is (result["added_median_ms"] < result["target_ms"])
     # --profile with --json: the sections and cProfile's listing on stderr.
-    assert "results.lock_ratings" in done.stderr
+    assert "writes.lock_ratings" in done.stderr
     assert "fastsql.update_rows" in done.stderr
     assert "cProfile of 2 rated ending moves" in done.stderr
 

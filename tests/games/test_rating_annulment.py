@@ -12,8 +12,9 @@ from django.contrib.auth.models import Permission
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import annulment, results
 from games.models import Event, Game, RatingAnnulment, Result, Seat
+from games.ratings import annulment
+from games.ratings import writes as results
 from players.models import Rating
 from tests.factories import Persona, make_persona, start_game
 from tests.factories import finish_game as finish

@@ -18,9 +18,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import results, services
+from games import services
 from games.engine.position import build_state
 from games.models import Event, Game, Result, Seat
+from games.ratings import writes as results
 from players import rating
 from players.models import Rating
 from tests.factories import Persona, make_persona, put_state, reload, start_game

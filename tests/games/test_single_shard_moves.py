@@ -12,7 +12,7 @@ replicated as reference tables, so a game's end is a multi-shard transaction onc
 per game, while every other move stays on one shard.
 
 The one statement known to break the rule is the repeat limit's count in a rated
-game's ending move (`games.results.rated_together`: rated results by the humans'
+game's ending move (`games.ratings.writes.rated_together`: rated results by the humans'
 digest, across games); the last test pins it as the only one, so that a new
 offender fails here, and its fix shows as that test failing.
 

@@ -1,6 +1,7 @@
 """The platform package (`unoservice`) under the apps: it imports nothing of games
 but where it wires the apps together, and its modules import each other in one
-direction."""
+direction. And ratings are read apart from where they are written: what reads them
+never loads what moves them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,17 @@ from tests.players.test_app import PROJECT, imports_of, source_of
 
 # Where the platform names the apps: the URL table and the ASGI router.
 WIRING = {"unoservice.urls", "unoservice.asgi"}
+
+# What reads ratings (profiles, histories, the leaderboard, a game's `rated`), and
+# what writes them (a game's end, an operator's annulment).
+RATING_READS = (
+    "games.ratings.rules",
+    "games.ratings.reads",
+    "games.presenters",
+    "games.game_words",
+    "players.standings",
+)
+RATING_WRITES = ("games.ratings.writes", "games.ratings.annulment")
 
 
 def platform_modules() -> list[str]:
@@ -55,3 +67,24 @@ def test_the_platform_modules_import_each_other_in_no_circle():
                 seen.add(module)
                 todo.extend(graph[module])
     assert circles == []
+
+
+def reached_from(module: str) -> set[str]:
+    """Every module of the project that importing `module` loads, through any chain."""
+    todo, seen = [module], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(platform_imports(name))
+    return seen
+
+
+def test_what_reads_ratings_never_imports_what_writes_them():
+    reaching = {
+        module: sorted(name for name in reached_from(module) if name in RATING_WRITES)
+        for module in RATING_READS
+    }
+    assert {module: names for module, names in reaching.items() if names} == {}
+    # The rule bites: the services, which end games, do reach the writes.
+    assert "games.ratings.writes" in reached_from("games.services.play")

@@ -168,7 +168,7 @@ class Ladder:
 
     def record(self, played: Played) -> None:
         """Rate one finished game, as a rated game of the service is rated
-        (`games.results.rate`): its seats placed by `rating.places`, each strategy's
+        (`games.ratings.writes.rate`): its seats placed by `rating.places`, each strategy's
         seats rated from its rating before the game and their updates combined."""
         seated = played.seated
         priors = {strategy: self.standings[strategy].skill for strategy in dict.fromkeys(seated)}

@@ -4,7 +4,8 @@ Called by the services, inside the transaction that ends the game, with the game
 locked: `lock_ratings` first (before the change's clock is read, see there), then
 `record`. Also the one place that knows who a seat is rated as, which the recompute
 command (`games.management.commands.recompute_ratings`) and an operator's annulment
-(`games.annulment`) share.
+(`games.ratings.annulment`) share. What decides whether a game counts, and
+who a seat is rated as, is `games.ratings.rules`.
 
 The rules that keep ratings from being farmed live here too: a player who forfeited
 (left, or lost the seat to timeouts and never took it back) places last whatever the
@@ -28,30 +29,26 @@ from django.utils import timezone
 
 from games import engine
 from games.engine import GameState
-from games.engine.vocabulary import GameRatedData, RatingChangeData, RatingData, SeatRatingData
-from games.models import Game, GameStatus, Result, SeatingEntry
+from games.engine.vocabulary import GameRatedData, SeatRatingData
+from games.models import Game, GameStatus, Result
+from games.ratings.rules import (
+    REPEAT_OPPONENTS,
+    forfeited,
+    rating_change,
+    rating_json,
+    seat_key,
+    unrated_setting,
+)
 from players import rating
-from players.models import BOT_KEY_PREFIX, Rating, bot_key
+from players.models import BOT_KEY_PREFIX, Rating
 from players.standings import MIN_GAMES_TO_RANK, MIN_OPPONENTS_TO_RANK
 from unoservice import fastsql, metrics
-
-# A rated game needs this many human players: games among bots are not rated, nor is
-# one player against bots (the bots' ratings would move on nobody's contest).
-MIN_HUMANS_TO_RATE = 2
 
 # The same humans' rated games together within the window, beyond which their next
 # game finishes unrated: two accounts that keep meeting (the same quick match asked
 # for at once, or one account beating another that lets it) stop moving ratings.
 REPEATS_PER_WINDOW = 3
 REPEAT_WINDOW = dt.timedelta(hours=24)
-
-# Why a finished game was not rated (`Result.unrated_reason`, the history's
-# `unrated_reason`).
-UNRATED_GAME = "unrated_game"  # created with rated false
-TOO_FEW_HUMANS = "too_few_humans"  # fewer than MIN_HUMANS_TO_RATE
-REPEAT_OPPONENTS = "repeat_opponents"  # the same humans' REPEATS_PER_WINDOW were rated
-ANNULLED = "annulled"  # rated, then annulled by an operator (games.annulment)
-UNRATED_REASONS = (UNRATED_GAME, TOO_FEW_HUMANS, REPEAT_OPPONENTS, ANNULLED)
 
 
 @dataclass(frozen=True)
@@ -63,56 +60,11 @@ class Rated:
     unrated_reason: str | None = None
 
 
-def seat_key(entry: SeatingEntry) -> str:
-    """Whose rating a seat of `Game.seating` counts for: its player's, kept when a bot
-    finished the game for them (leaving does not dodge a loss), else its bot's."""
-    if entry["player"] is not None:
-        return str(entry["player"]["id"])
-    if entry["bot"] is None:
-        raise ValueError("a seat of the seating with neither a player nor a bot")
-    return bot_key(entry["bot"])
-
-
-def forfeited(entry: SeatingEntry) -> bool:
-    """Whether the player of a seat of `Game.seating` forfeited it: a bot holds the
-    seat they sat in, because they left or because they timed out and have not
-    resumed (a seat resumed is theirs again)."""
-    return entry["player"] is not None and entry["bot"] is not None
-
-
 def humans_of(game: Game) -> str:
     """The set of human players of `game` (those who forfeited included), as a short
     digest: equal for two games of the same humans, whatever their seats."""
     ids = sorted({str(e["player"]["id"]) for e in game.seating if e["player"] is not None})
     return hashlib.sha256(" ".join(ids).encode()).hexdigest()[:32]
-
-
-def _unrated_setting(game: Game) -> str | None:
-    """Why `game` is not rated whoever played it before: its setting, or too few
-    humans. None when it is rated unless it repeats."""
-    if not game.rated:
-        return UNRATED_GAME
-    humans = sum(1 for entry in game.seating if entry["player"] is not None)
-    return None if humans >= MIN_HUMANS_TO_RATE else TOO_FEW_HUMANS
-
-
-def is_rated(game: Game) -> bool:
-    """Whether `game` counts for ratings by its setting and its humans (the repeat
-    limit is checked when it ends, in `lock_ratings`)."""
-    return _unrated_setting(game) is None
-
-
-def unrated_now(game: Game) -> str | None:
-    """Why `game` does not count for ratings as far as can be told now, or None when it
-    does (docs/api.md, which games are rated): never once abandoned; while it waits
-    with a free seat, by its setting alone, since a second human may still join;
-    otherwise by its setting and its humans (`TOO_FEW_HUMANS`). The repeat limit is
-    only known as it ends, and an annulment after: `Result` keeps those."""
-    if game.status == GameStatus.ABANDONED:
-        return GameStatus.ABANDONED.value
-    if game.status == GameStatus.WAITING and len(game.seating) < game.max_players:
-        return None if game.rated else UNRATED_GAME
-    return _unrated_setting(game)
 
 
 def lock_ratings(game: Game) -> Rated:
@@ -127,7 +79,7 @@ def lock_ratings(game: Game) -> Rated:
     updates in the order they were made. The repeat limit is counted after the locks
     are held, so that two games of the same humans ending at once are counted one
     after the other: the count sees the results the first one committed."""
-    reason = _unrated_setting(game)
+    reason = unrated_setting(game)
     if reason is not None:
         return Rated(None, reason)
     keys = sorted({seat_key(entry) for entry in game.seating})
@@ -285,20 +237,6 @@ def _rated_data(
     )
 
 
-def rating_json(skill: rating.Skill, games: int) -> RatingData:
-    """A rating as the API shows it."""
-    return RatingData(mu=skill.mu, sigma=skill.sigma, ordinal=skill.ordinal, games=games)
-
-
-def rating_change(before: rating.Skill, after: rating.Skill) -> RatingChangeData:
-    """What a game changed of a rating, as the API shows it."""
-    return RatingChangeData(
-        mu=after.mu - before.mu,
-        sigma=after.sigma - before.sigma,
-        ordinal=after.ordinal - before.ordinal,
-    )
-
-
 # The columns of a result that rating its game writes.
 RATING_OF_RESULT = ("mu_before", "sigma_before", "mu_after", "sigma_after", "games_after")
 
@@ -345,7 +283,7 @@ def _backfill() -> None:
     for game in finished.exclude(pk__in=done).order_by("finished_at", "id").iterator():
         state = GameState.from_snapshot(game.state)
         assert game.finished_at is not None
-        reason = _unrated_setting(game)
+        reason = unrated_setting(game)
         rated = reason is None
         if rated:
             fresh = rating.Skill()

@@ -3,14 +3,14 @@ rating, a plot of it over time and their recent games.
 
 It lives in the games app, though the pages are the players app's (the leaderboard
 is the Rating changelist, the player page is the Player change page), because
-ratings are read through `games.standings` and the players app imports nothing of
+ratings are read through `games.ratings.reads` and the players app imports nothing of
 games. `games.admin` imports this module, so the admin's autodiscovery registers
 these pages; it replaces `players.admin.PlayerAdmin` with a subclass that adds the
 rating to the page and changes nothing else.
 
 Ratings are written by the transaction that ends a game; an operator changes them
 only through the services: annulling a game's rating (`annul_ratings`, an action of
-the games' list, through `games.annulment`), hiding a player from the leaderboard
+the games' list, through `games.ratings.annulment`), hiding a player from the leaderboard
 (`players.admin`).
 """
 
@@ -31,8 +31,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from games import annulment, results, standings
 from games.models import Game, GameStatus, RatingAnnulment, Result
+from games.ratings import annulment, rules
+from games.ratings import reads as standings
 from players import plots
 from players.admin import PlayerAdmin, ReasonQuestion, act_with_reason
 from players.models import Player, Rating
@@ -188,7 +189,7 @@ def rating_outcome(game: Game) -> str:
     if first.rated:
         return "rated"
     reason = first.unrated_reason or "unrated"
-    return "unrated" if reason == results.UNRATED_GAME else f"unrated ({reason})"
+    return "unrated" if reason == rules.UNRATED_GAME else f"unrated ({reason})"
 
 
 class RatedPlayerAdmin(PlayerAdmin):

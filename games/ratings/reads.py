@@ -1,6 +1,7 @@
 """Reading ratings, the leaderboard and players' histories: who stands where, and the
 finished games that put them there. The ratings themselves are written by
-`games.results`, in the transaction that ends a game; the part that reads only
+`games.ratings.writes`, in the transaction that ends a game, which nothing here
+imports; the part that reads only
 players is `players.standings`."""
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
-from games import results
 from games.engine.vocabulary import RatingChangeData, RatingData
 from games.models import BotStrategy, Event, Result, Seat, Visibility
+from games.ratings import rules
 from players import rating
 from players.models import BOT_KEY_PREFIX, Player, Rating
 from players.standings import (
@@ -109,7 +110,7 @@ class HistoryEntry:
     rating: RatingData | None  # after the game, when it was rated
     rating_change: RatingChangeData | None
     rated: bool
-    unrated_reason: str | None  # games.results.UNRATED_REASONS, for an unrated game
+    unrated_reason: str | None  # games.ratings.rules.UNRATED_REASONS, for an unrated game
     forfeited: bool
 
 
@@ -178,12 +179,12 @@ def _skills(result: Result) -> tuple[rating.Skill, rating.Skill, int] | None:
 
 def _after(result: Result) -> RatingData | None:
     found = _skills(result)
-    return None if found is None else results.rating_json(found[1], found[2])
+    return None if found is None else rules.rating_json(found[1], found[2])
 
 
 def _change(result: Result) -> RatingChangeData | None:
     found = _skills(result)
-    return None if found is None else results.rating_change(found[0], found[1])
+    return None if found is None else rules.rating_change(found[0], found[1])
 
 
 def rating_over_time(key: str, *, limit: int = 200) -> list[tuple[dt.datetime, float]]:

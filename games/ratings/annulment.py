@@ -1,15 +1,15 @@
 """An operator annuls a finished game's rating: the game no longer counts, and every
 rating it moved is recomputed from it on.
 
-The annulled game's results become unrated (`results.ANNULLED`) and a
+The annulled game's results become unrated (`rules.ANNULLED`) and a
 `RatingAnnulment` records who did it, when and why. Its seats' ratings go back to
 what they were before it, and every later rated game of theirs is rated again in the
 order the games finished; a later game rated again moves its other seats' ratings
 differently too, so their later games are rated again in turn, and so on. The result
-is what `results.recompute` (every game from scratch) makes of the same games.
+is what `writes.recompute` (every game from scratch) makes of the same games.
 
 The game's log keeps its `game_rated` event: the log is what happened, and replays
-as it did. What the game counts for now is read from its results.
+as it did. What the game counts for now is read from its writes.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import results, selectors
+from games import selectors
 from games.models import Game, GameStatus, RatingAnnulment, Result
+from games.ratings import rules, writes
 from players import rating, standings
 from players.models import BOT_KEY_PREFIX, Rating
 from players.services import clean_reason
@@ -47,10 +48,10 @@ def game_rating_annul(*, game_id: Any, by: Any, reason: str) -> Annulled:
     who says why, and recompute the ratings it moved from it on (see the module).
 
     Locks the game row first, as every service does, then every rating row in key
-    order, as `results.recompute` does and for the same reason: which ratings the
+    order, as `writes.recompute` does and for the same reason: which ratings the
     recomputation reaches is known only as it goes, and with every row held no game
     ending meanwhile can rate from a rating about to change (such a game waits in
-    `results.lock_ratings`, whose locks are taken in the same key order, so the two
+    `writes.lock_ratings`, whose locks are taken in the same key order, so the two
     cannot deadlock). The results are read once the locks are held, so that a game
     that ended while this waited is rated again as well. A game that is not
     finished, was not rated, or was annulled already is a `WrongPhaseError`."""
@@ -97,7 +98,7 @@ def _rerate_without(
         _restore(rows[seat.key], seat)
     reached = {seat.key for seat in seats}
     for seat in seats:
-        seat.rated, seat.unrated_reason = False, results.ANNULLED
+        seat.rated, seat.unrated_reason = False, rules.ANNULLED
         seat.mu_before = seat.sigma_before = seat.mu_after = seat.sigma_after = None
         seat.games_after = None
     changed_results = list(seats)
@@ -109,17 +110,17 @@ def _rerate_without(
             if seat.key not in reached:
                 _restore(rows[seat.key], seat)
                 reached.add(seat.key)
-        results.rate_results(table, {seat.key: rows[seat.key] for seat in table})
+        writes.rate_results(table, {seat.key: rows[seat.key] for seat in table})
         changed_results += table
         rerated += 1
     Result.objects.bulk_update(
-        changed_results, [*results.RATING_OF_RESULT, "rated", "unrated_reason"], batch_size=500
+        changed_results, [*writes.RATING_OF_RESULT, "rated", "unrated_reason"], batch_size=500
     )
     _meet_again(reached, rows)  # from the results as they now stand
     changed = [rows[key] for key in sorted(reached)]
     for row in changed:
         row.updated_at = now
-    Rating.objects.bulk_update(changed, [*results.RATED_FIELDS, "updated_at"])
+    Rating.objects.bulk_update(changed, [*writes.RATED_FIELDS, "updated_at"])
     return rerated, reached
 
 
@@ -135,7 +136,7 @@ def _restore(row: Rating, seat: Result) -> None:
 
 def _later_games(first: Result) -> Iterable[list[Result]]:
     """The rated games that finished after the game of `first` (one of its results),
-    each as its seats' results, in the order `results.recompute` rates them."""
+    each as its seats' results, in the order `writes.recompute` rates them."""
     after = Q(finished_at__gt=first.finished_at) | Q(
         finished_at=first.finished_at, game_id__gt=first.game_id
     )
@@ -152,7 +153,7 @@ def _later_games(first: Result) -> Iterable[list[Result]]:
 
 def _meet_again(keys: set[str], rows: dict[str, Rating]) -> None:
     """Work out again the human opponents `keys`' ratings met, from their rated games
-    in the order they finished, as the games themselves did (`results.meet`): the
+    in the order they finished, as the games themselves did (`writes.meet`): the
     annulled game may have been the one that brought an opponent, or one of the
     games that made an opponent established before a later game. Who was
     established in a game is read from the results as they now stand: a seat's
@@ -175,4 +176,4 @@ def _meet_again(keys: set[str], rows: dict[str, Rating]) -> None:
     for key in keys:
         rows[key].opponents, rows[key].opponents_met = "", 0
     for key, game_id in played:
-        results.meet(rows[key], list(dict.fromkeys(humans.get(game_id, []))))
+        writes.meet(rows[key], list(dict.fromkeys(humans.get(game_id, []))))
