@@ -16,9 +16,10 @@ of a busy machine falls on each alike:
 - ``unrated``: the game was created with ``rated=False``;
 - ``rated``: ten of the same twenty players, whose ratings exist from their earlier
   games (the usual case): ``games.ratings.writes`` locks and updates ten Rating rows, counts
-  the rated games of the same ten (the repeat limit) and logs ``game_rated``. Each
-  game draws its ten anew, so that no ten meet often enough for the repeat limit to
-  leave their game unrated;
+  the rated games of each pair of the ten (the repeat limit), logs ``game_rated`` and
+  records the 45 pairs. Each game draws its ten anew, and its pairs are dated a day
+  back before the next, untimed (`age_pairs`), so that the repeat limit never leaves a
+  game unrated: the count reads index rows outside its window, as a service's past;
 - ``rated_first``: ten new players each time, whose Rating rows that move creates.
 
 It prints the median and 90th percentile of each kind, what rating adds (the
@@ -222,6 +223,22 @@ def end(ending: Ending) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu_started
 
 
+def age_pairs() -> None:
+    """Date the pairs of the rated games so far a day back, untimed: twenty regulars
+    meet far more often than the repeat limit lets any pair rate, and a day back their
+    rows stay in the index the count reads, outside its window, as a service's past.
+    Only the last game's are still recent: few rows each time."""
+    import datetime as dt
+
+    from django.db.models import F
+    from django.utils import timezone
+
+    from games.models import RatedPair
+
+    recent = RatedPair.objects.filter(finished_at__gt=timezone.now() - dt.timedelta(hours=23))
+    recent.update(finished_at=F("finished_at") - dt.timedelta(days=1))
+
+
 def settle() -> None:
     """Move everything alive after the warm-up (Django, its caches, the players) out of
     the collector's reach: a full collection of it takes tens of milliseconds, which
@@ -357,6 +374,7 @@ class Bench:
         if kind == "rated_first":
             players = make_players(SEATS, "New")
         elif rated:
+            age_pairs()
             players = self.rng.sample(self.regulars, SEATS)
         else:
             players = self.regulars[:SEATS]

@@ -23,6 +23,7 @@ def status_in_words(game: Game) -> str:
 UNRATED_IN_WORDS = {
     rules.UNRATED_GAME: "no: created unrated",
     rules.TOO_FEW_HUMANS: "no: fewer than two human players",
+    rules.SAME_NETWORK: "no: two of its players joined from one network",
     rules.REPEAT_OPPONENTS: "no: the same humans' rated games of the day were used up",
     rules.ANNULLED: "no: its rating was annulled",
     GameStatus.ABANDONED.value: "no: abandoned",

@@ -86,6 +86,16 @@ class Game(models.Model):
     invite_code = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001
     # Whether the game counts for ratings.
     rated = models.BooleanField(default=True)
+    # Once finished: why it did not count for ratings (`games.ratings.rules`), as its
+    # results say; NULL while it is not over and when it counted. Written with the
+    # ending move and by an annulment, so that the view needs no read of the results.
+    unrated_reason = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001
+    # Where each human joined from: player id -> a keyed digest of the address group
+    # (`games.ratings.rules.network_of`), never the address. Humans who joined from
+    # one group do not rate each other (`same_network`).
+    networks: models.JSONField[dict[str, str], dict[str, str]] = models.JSONField(
+        default=dict, blank=True
+    )
     state = OpaqueJSONField(null=True, blank=True)  # engine snapshot once started
     # Who sits where, by seat: [{"player": {"id", "name"} | null, "bot": str | null}].
     # The services keep it in step with the Seat rows in the same transaction, so that
@@ -280,8 +290,8 @@ class Result(models.Model):
     # The seat's player left the game, or lost the seat to timeouts and never took it
     # back: a bot finished it for them, and they placed last.
     forfeited = models.BooleanField(default=False)
-    # Which humans played the game (`games.ratings.writes.humans_of`): the repeat limit
-    # counts the rated games of the same humans by it.
+    # Which humans played the game (`games.ratings.writes.humans_of`): equal for two
+    # games of the same humans.
     humans = models.CharField(max_length=32, default="", blank=True)
     mu_before = models.FloatField(null=True, blank=True)
     sigma_before = models.FloatField(null=True, blank=True)
@@ -297,16 +307,33 @@ class Result(models.Model):
         ]
         indexes = [
             models.Index(fields=["key", "-finished_at"], name="result_history"),
-            # The repeat limit's count, run by every rated game's ending move.
-            models.Index(
-                fields=["humans", "finished_at"],
-                condition=models.Q(rated=True),
-                name="result_rated_humans",
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.game_id} seat {self.seat}: place {self.place}"
+
+
+class RatedPair(models.Model):
+    """Two humans who finished a rated game together (their player ids, `low` the
+    smaller), one row per pair of its humans: what the repeat limit counts
+    (`games.ratings.writes.lock_ratings`) and the graph the staff's closed groups are
+    found in (`games.ratings.groups`). An annulled game's rows go with its rating."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    low = models.CharField(max_length=64)
+    high = models.CharField(max_length=64)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # The repeat limit's count, run by every rated game's ending move: at most
+            # REPEATS_PER_WINDOW rows per pair in any window.
+            models.Index(fields=["low", "high", "finished_at"], name="rated_pair_recent"),
+            models.Index(fields=["finished_at"], name="rated_pair_finished"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.low} with {self.high} in {self.game_id}"
 
 
 class RatingAnnulment(models.Model):

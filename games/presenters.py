@@ -61,7 +61,7 @@ def game_view(
         "turn_timeout": game.turn_timeout,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": rules.unrated_now(game) is None,
+        **_rated_json(game),
         # The code is for the players to pass on: a spectator who holds it sees null.
         "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
@@ -120,6 +120,13 @@ def game_view(
     return view
 
 
+def _rated_json(game: Game) -> dict[str, Any]:
+    """Whether the game counts for ratings and, when not, why (`rules.unrated_now`):
+    once it is finished, what its results say."""
+    reason = rules.unrated_now(game)
+    return {"rated": reason is None, "unrated_reason": reason}
+
+
 def _online(entry: SeatingEntry, presence: Presence) -> bool:
     """Bots are always there; a human when seen lately or watching a stream."""
     if entry["bot"] is not None:
@@ -146,7 +153,7 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         "max_players": game.max_players,
         "rules": game.rules,
         "visibility": game.visibility,
-        "rated": rules.unrated_now(game) is None,
+        **_rated_json(game),
         "created_at": game.created_at.isoformat(),
         "to_act": game.seat_to_act(),
         "your_turn": game.is_turn_of(viewer),

@@ -83,11 +83,15 @@ class Rating(models.Model):
     # mu - 3 sigma, kept for the leaderboard to sort by.
     ordinal = models.FloatField(db_index=True)
     games = models.PositiveIntegerField(default=0)  # rated games
-    # The first `players.standings.MIN_OPPONENTS_TO_RANK` different human players met
-    # in rated games (their keys, space separated), and how many: the leaderboard
-    # needs a record against several people, not a few accounts of one.
+    # The first `players.standings.MIN_OPPONENTS_TO_RANK` different established human
+    # players met in rated games (their keys, space separated), and how many: the
+    # leaderboard needs a record against several people, not a few accounts of one.
     opponents = models.TextField(default="", blank=True)
     opponents_met = models.PositiveSmallIntegerField(default=0)
+    # The first few different humans met in rated games, established or not (their
+    # keys, space separated): whether this player counts as an opponent for someone is
+    # judged on the others they met (`players.standings.MET_KEPT`).
+    met = models.TextField(default="", blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

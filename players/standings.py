@@ -16,14 +16,19 @@ from players.models import Player, Rating
 from unoservice import fastsql
 
 # The record the leaderboard asks for: rated games, a few games' luck should not put
-# anyone on it; and different human opponents among them, each of whom had played
-# MIN_GAMES_TO_RANK rated games before the game that met them (games.ratings.writes.meet),
-# so that beating accounts that let themselves be beaten does not put anyone on it
-# either: two players' games together count only up to the repeat limit
-# (games.ratings.writes), fewer than MIN_GAMES_TO_RANK a day, so fresh accounts beaten one
-# at a time do not count, however many. Until then a rating is provisional.
+# anyone on it; and different established human opponents among them
+# (games.ratings.writes.meet). An opponent is established for a player when, before
+# the game that met them, they had MIN_GAMES_TO_RANK rated games and had met
+# MIN_OPPONENTS_TO_RANK different humans in rated games other than that player: a
+# ring of accounts that only play each other does not vouch for its own members
+# (each has met the ring's others only, the player judged among them). Two humans
+# rate each other at most REPEATS_PER_WINDOW times a day (games.ratings.writes), and
+# not at all from one address group. Until then a rating is provisional.
 MIN_GAMES_TO_RANK = 5
 MIN_OPPONENTS_TO_RANK = 3
+# The different humans each rating keeps of those it met (`Rating.met`): enough to
+# tell MIN_OPPONENTS_TO_RANK others, whoever the player judged is.
+MET_KEPT = MIN_OPPONENTS_TO_RANK + 1
 
 
 class RatingJson(TypedDict):

@@ -19,6 +19,7 @@ Games come three ways, from the most to the least real:
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 from collections.abc import Callable, Sequence
@@ -120,10 +121,17 @@ class Persona:
         return self.post(f"/games/{game_id}/moves", {**move, "version": version})
 
 
+_personas = itertools.count()
+
+
 def make_persona(name: str) -> Persona:
+    """A player with a client of their own, whose requests come from an address of
+    their own (198.18.0.0/15, kept for tests): people on one network do not rate each
+    other, and personas are different people."""
     token = secrets.token_urlsafe(24)
     player = PlayerFactory(name=name, token_hash=hash_token(token))
-    client = APIClient()
+    n = next(_personas) % 65000
+    client = APIClient(REMOTE_ADDR=f"198.18.{n // 250}.{n % 250 + 1}")
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     return Persona(player=player, token=token, client=client)
 

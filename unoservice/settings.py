@@ -347,6 +347,10 @@ SPECTACULAR_SETTINGS = {
         "WebPushDeviceKind": "players.push.serializers.WEBPUSH_KIND",
         "FcmDeviceKind": "players.push.serializers.FCM_KIND",
         "NotificationKind": "players.push.notification.KINDS",
+        # Why a game did not count: a history's, and a game's view and lobby row's
+        # (which may also say it was abandoned).
+        "HistoryEntryOutUnratedReasonEnum": "games.ratings.rules.UNRATED_REASONS",
+        "GameUnratedReason": "games.ratings.rules.VIEW_UNRATED_REASONS",
     },
 }
 

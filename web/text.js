@@ -202,6 +202,7 @@ export const text = {
   unratedReasons: {
     unrated_game: "unrated game",
     too_few_humans: "unrated: fewer than two people",
+    same_network: "unrated: players on one network",
     repeat_opponents: "unrated: same players again",
     annulled: "rating annulled",
   },

@@ -17,6 +17,7 @@ from games.engine import GameState
 from games.models import Game
 from games.serializers import GAME_ID, GameViewOut
 from players.auth import current_player
+from unoservice.client_address import client_address
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import IDEMPOTENT_HEADERS, Described, error_responses
 
@@ -58,9 +59,11 @@ def seat_action_view(
     errors: dict[int, str],
     *,
     code: int = status.HTTP_200_OK,
+    seats_caller: bool = False,
 ) -> type[APIView]:
     """A POST without a body that changes who sits at a table and answers, with
-    `code`, with the caller's view of the game the service returns."""
+    `code`, with the caller's view of the game the service returns. A service that
+    `seats_caller` is told the client address too (ratings: `same_network`)."""
 
     class SeatActionView(APIView):
         @extend_schema(
@@ -71,10 +74,13 @@ def seat_action_view(
         )
         def post(self, request: Request, game_id: str) -> Response:
             game_uuid = selectors.parse_game_id(game_id)
+            where = {"address": client_address(request)} if seats_caller else {}
             return idempotent(
                 request,
                 lambda: view_response(
-                    service(game_id=game_uuid, player=current_player(request)), request, code
+                    service(game_id=game_uuid, player=current_player(request), **where),
+                    request,
+                    code,
                 ),
             )
 

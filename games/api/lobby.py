@@ -29,6 +29,7 @@ from games.serializers import (
     MatchmakingIn,
 )
 from players.auth import current_player
+from unoservice.client_address import client_address
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 from unoservice.throttling import count_invite_code_attempt
@@ -99,14 +100,20 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
     def post(self, request: Request) -> Response:
         def create() -> Response:
             body = validated(GameCreateIn, request.data)
-            outcome = services.game_create(host=current_player(request), **body)
+            outcome = services.game_create(
+                host=current_player(request), address=client_address(request), **body
+            )
             return view_response(outcome, request, status.HTTP_201_CREATED)
 
         return idempotent(request, create)
 
 
 GameJoinView = seat_action_view(
-    services.game_join, (400, 401, 404, 409, 422, 429), text.JOIN_GAME, text.JOIN_GAME_ERRORS
+    services.game_join,
+    (400, 401, 404, 409, 422, 429),
+    text.JOIN_GAME,
+    text.JOIN_GAME_ERRORS,
+    seats_caller=True,
 )
 GameStartView = seat_action_view(
     services.game_start,
@@ -126,6 +133,7 @@ GameRematchView = seat_action_view(
     text.REMATCH,
     text.REMATCH_ERRORS,
     code=status.HTTP_201_CREATED,
+    seats_caller=True,
 )
 
 
@@ -150,7 +158,10 @@ class GameJoinByCodeView(APIView):
             game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
             attempt.release()
             outcome = services.game_join(
-                game_id=game_id, player=current_player(request), invited=True
+                game_id=game_id,
+                player=current_player(request),
+                invited=True,
+                address=client_address(request),
             )
             return view_response(outcome, request)
 
@@ -197,7 +208,9 @@ class MatchmakingView(APIView):
     def post(self, request: Request) -> Response:
         def find() -> Response:
             body = validated(MatchmakingIn, request.data)
-            outcome = services.match_find(player=current_player(request), **body)
+            outcome = services.match_find(
+                player=current_player(request), address=client_address(request), **body
+            )
             return view_response(outcome, request)
 
         return idempotent(request, find)

@@ -39,7 +39,8 @@ LIST_GAMES = Described(
     "from you does not count); `your_turn=true` only the running games that wait for "
     "your move (over days, the games a player comes back to answer). "
     "Each running game says whose turn it is (`to_act`), whether it is yours "
-    "(`your_turn`) and when it times out (`turn_deadline`). Any player may list. An "
+    "(`your_turn`) and when it times out (`turn_deadline`), and, as the view does, "
+    "whether it counts for ratings (`rated`, `unrated_reason`). Any player may list. An "
     "empty parameter counts as absent; an unknown status or a `mine` or `your_turn` "
     "other than true, false, 1 or 0 is a 400.",
 )
@@ -203,7 +204,11 @@ GET_GAME = Described(
     "(`legal_moves`); for a spectator it is null. Any player may look at any public "
     "game; a private one only its players, staff, and spectators who send its "
     "invite code as `code` (anyone else gets 404, as for a game that does not "
-    "exist). Send the `version` with your next move.",
+    "exist). Send the `version` with your next move. `rated` says whether the game "
+    "counts for ratings as far as can be told now and `unrated_reason` why not "
+    "(`unrated_game`, `too_few_humans`, `same_network`, `abandoned`); once it is "
+    "finished, both say what it counted for, as its players' histories do "
+    "(`repeat_opponents` and `annulled` included).",
 )
 GET_GAME_ERRORS = {404: HIDDEN, 429: WRONG_CODES}
 

@@ -20,23 +20,25 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from games.models import Game, GameStatus, RatingAnnulment, Result
-from games.ratings import annulment, rules
+from games.ratings import annulment, groups, rules
 from games.ratings import reads as standings
 from players import plots
-from players.admin import PlayerAdmin, ReasonQuestion, act_with_reason
+from players import services as player_services
+from players.admin import PlayerAdmin, ReasonForm, ReasonQuestion, act_with_reason
 from players.models import Player, Rating
+from unoservice.errors import ServiceError
 
 LEADERBOARD_PAGE_SIZE = 50
 RECENT_GAMES = 20
@@ -277,6 +279,64 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
             "min_opponents_to_rank": standings.MIN_OPPONENTS_TO_RANK,
         }
         return TemplateResponse(request, "admin/players/rating/leaderboard.html", context)
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.closed_groups_view)
+        own = [path("closed-groups/", view, name="players_rating_closed_groups")]
+        return [*own, *super().get_urls()]
+
+    def closed_groups_view(self, request: HttpRequest) -> HttpResponse:
+        """The closed groups (`groups.closed_groups`), each with its members and its
+        games among themselves, and two actions that ask why: hide the members from
+        the leaderboard (`players.services.leaderboard_hide`), annul the ratings of
+        their games among themselves (`annulment.game_rating_annul`)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            if not request.user.has_perm("games.change_game"):
+                raise PermissionDenied
+            act_on_group(request)
+            return HttpResponseRedirect(request.path)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Closed groups",
+            "groups": groups.closed_groups(),
+            "window_days": groups.WINDOW.days,
+            "min_share": round(groups.MIN_SHARE * 100),
+            "max_members": groups.MAX_MEMBERS,
+            "form": ReasonForm(),
+        }
+        return TemplateResponse(request, "admin/players/rating/closed_groups.html", context)
+
+
+def act_on_group(request: HttpRequest) -> None:
+    """Hide the posted members, or annul their rated games among themselves, for the
+    reason given; each refusal of a service is reported, not raised."""
+    form = ReasonForm(request.POST)
+    members = request.POST.getlist("member")
+    what = request.POST.get("act")
+    if not form.is_valid() or not members or what not in ("hide", "annul"):
+        messages.error(request, "Say why, and choose a group.")
+        return
+    reason = form.cleaned_data["reason"]
+    done, refused = 0, []
+    targets = members if what == "hide" else groups.games_among(members)
+    for target in targets:
+        try:
+            if what == "hide":
+                player_services.leaderboard_hide(
+                    player_id=target, hidden=True, by=request.user, reason=reason
+                )
+            else:
+                annulment.game_rating_annul(game_id=target, by=request.user, reason=reason)
+            done += 1
+        except ServiceError as error:
+            refused.append(f"{str(target)[:8]}: {error.message}")
+    verb = "hidden" if what == "hide" else "games annulled"
+    messages.success(request, f"{done} {verb}.")
+    if refused:
+        messages.warning(request, "Refused: " + "; ".join(refused))
 
 
 admin.site.unregister(Player)

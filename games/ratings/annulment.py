@@ -9,7 +9,8 @@ differently too, so their later games are rated again in turn, and so on. The re
 is what `writes.recompute` (every game from scratch) makes of the same games.
 
 The game's log keeps its `game_rated` event: the log is what happened, and replays
-as it did. What the game counts for now is read from its writes.
+as it did. What the game counts for now is read from its results, and from
+`Game.unrated_reason`, which says it too; its `RatedPair` rows go.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import selectors
-from games.models import Game, GameStatus, RatingAnnulment, Result
-from games.ratings import rules, writes
-from players import rating, standings
-from players.models import BOT_KEY_PREFIX, Rating
+from games.models import Game, GameStatus, RatedPair, RatingAnnulment, Result
+from games.ratings import opponents, rules, writes
+from players import rating
+from players.models import Rating
 from players.services import clean_reason
 from unoservice.errors import NotFound, WrongPhaseError
 
@@ -116,7 +117,10 @@ def _rerate_without(
     Result.objects.bulk_update(
         changed_results, [*writes.RATING_OF_RESULT, "rated", "unrated_reason"], batch_size=500
     )
-    _meet_again(reached, rows)  # from the results as they now stand
+    _meet_again(rows)  # from the results as they now stand
+    RatedPair.objects.filter(game=game).delete()
+    game.unrated_reason = rules.ANNULLED
+    game.save(update_fields=["unrated_reason"])
     changed = [rows[key] for key in sorted(reached)]
     for row in changed:
         row.updated_at = now
@@ -151,29 +155,19 @@ def _later_games(first: Result) -> Iterable[list[Result]]:
         yield table
 
 
-def _meet_again(keys: set[str], rows: dict[str, Rating]) -> None:
-    """Work out again the human opponents `keys`' ratings met, from their rated games
-    in the order they finished, as the games themselves did (`writes.meet`): the
-    annulled game may have been the one that brought an opponent, or one of the
-    games that made an opponent established before a later game. Who was
-    established in a game is read from the results as they now stand: a seat's
-    rated games before it are its `games_after` less that game."""
-    theirs = Result.objects.filter(key__in=keys, rated=True)
-    played = list(theirs.order_by("finished_at", "game_id").values_list("key", "game_id"))
-    humans: dict[Any, list[str]] = {}
-    seated = (
-        Result.objects.filter(
-            game_id__in=theirs.values("game_id"),
-            rated=True,
-            games_after__gt=standings.MIN_GAMES_TO_RANK,
-        )
-        .exclude(key__startswith=BOT_KEY_PREFIX)
-        .order_by("game_id", "seat")
+def _meet_again(rows: dict[str, Rating]) -> None:
+    """Work out again the opponents and the humans met of every rating, from the rated
+    games as they now stand, in the order they finished, as the games themselves did
+    (`opponents.meet_in_order`): the annulled game may have been the one that brought
+    an opponent, or that made one established for a later game, and who was
+    established for whom depends on the humans each had met. Reads two columns of
+    every rated result."""
+    ordered = (
+        Result.objects.filter(rated=True)
+        .order_by("finished_at", "game_id", "seat")
         .values_list("game_id", "key")
     )
-    for game_id, key in seated:
-        humans.setdefault(game_id, []).append(key)
-    for key in keys:
-        rows[key].opponents, rows[key].opponents_met = "", 0
-    for key, game_id in played:
-        writes.meet(rows[key], list(dict.fromkeys(humans.get(game_id, []))))
+    tables: dict[Any, list[str]] = {}
+    for game_id, key in ordered.iterator(chunk_size=2000):
+        tables.setdefault(game_id, []).append(key)
+    opponents.meet_in_order(tables.values(), rows)

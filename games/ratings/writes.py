@@ -9,17 +9,20 @@ who a seat is rated as, is `games.ratings.rules`.
 
 The rules that keep ratings from being farmed live here too: a player who forfeited
 (left, or lost the seat to timeouts and never took it back) places last whatever the
-bot did with the seat (`players.rating.places`); the same humans' fourth rated game
-within `REPEAT_WINDOW` finishes unrated (`REPEAT_OPPONENTS`); and each rating keeps
-the first few different established humans it met (`Rating.opponents`: they had
-played `MIN_GAMES_TO_RANK` rated games before the game), which the leaderboard asks
-for (`players.standings`).
+bot did with the seat (`players.rating.places`); humans who joined from one address
+group do not rate each other (`rules.SAME_NETWORK`); a game in which two of its
+humans had already finished `REPEATS_PER_WINDOW` rated games together within
+`REPEAT_WINDOW` finishes unrated (`REPEAT_OPPONENTS`), counted per pair
+(`RatedPair`), whatever else sat at the tables; and each rating keeps the first few
+different established humans it met (`games.ratings.opponents`), which the
+leaderboard asks for (`players.standings`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +33,9 @@ from django.utils import timezone
 from games import engine
 from games.engine import GameState
 from games.engine.vocabulary import GameRatedData, SeatRatingData
-from games.models import Game, GameStatus, Result
+from games.models import Game, GameStatus, RatedPair, Result
+from games.ratings import opponents
+from games.ratings.opponents import is_human
 from games.ratings.rules import (
     REPEAT_OPPONENTS,
     forfeited,
@@ -41,12 +46,12 @@ from games.ratings.rules import (
 )
 from players import rating
 from players.models import BOT_KEY_PREFIX, Rating
-from players.standings import MIN_GAMES_TO_RANK, MIN_OPPONENTS_TO_RANK
 from unoservice import fastsql, metrics
 
-# The same humans' rated games together within the window, beyond which their next
-# game finishes unrated: two accounts that keep meeting (the same quick match asked
-# for at once, or one account beating another that lets it) stop moving ratings.
+# Two humans' rated games together within the window, beyond which a game of both
+# finishes unrated, whoever else sits with them: two accounts that keep meeting (the
+# same quick match asked for at once, or one account beating another that lets it)
+# stop moving ratings, at a table of two or of ten.
 REPEATS_PER_WINDOW = 3
 REPEAT_WINDOW = dt.timedelta(hours=24)
 
@@ -78,7 +83,7 @@ def lock_ratings(game: Game) -> Rated:
     `finished_at` comes later, and ordering games by `finished_at` replays the
     updates in the order they were made. The repeat limit is counted after the locks
     are held, so that two games of the same humans ending at once are counted one
-    after the other: the count sees the results the first one committed."""
+    after the other: the count sees the pairs the first one committed."""
     reason = unrated_setting(game)
     if reason is not None:
         return Rated(None, reason)
@@ -89,36 +94,50 @@ def lock_ratings(game: Game) -> Rated:
         fastsql.insert_rows(Rating, missing, ignore_conflicts=True)
         rows = fastsql.select_in(Rating, "key", keys, order_by="key", lock=True)
     locked = {row.key: row for row in rows}
-    if _may_repeat(locked) and (
-        rated_together(humans_of(game), timezone.now() - REPEAT_WINDOW) >= REPEATS_PER_WINDOW
-    ):
+    # A newcomer's first games skip the count: a pair of whom one has fewer rated
+    # games in all cannot have used up its limit.
+    veterans = sorted(
+        key for key, row in locked.items() if is_human(key) and row.games >= REPEATS_PER_WINDOW
+    )
+    if len(veterans) >= 2 and repeated(veterans, timezone.now() - REPEAT_WINDOW):
         return Rated(None, REPEAT_OPPONENTS)
     return Rated(locked)
 
 
-def _may_repeat(ratings: dict[str, Rating]) -> bool:
-    """Whether the humans of these ratings may have played `REPEATS_PER_WINDOW` rated
-    games together: not when one of them has played fewer rated games in all (a
-    newcomer's first games skip the count)."""
-    humans = [row for key, row in ratings.items() if not key.startswith(BOT_KEY_PREFIX)]
-    return all(row.games >= REPEATS_PER_WINDOW for row in humans)
-
-
-def rated_together(humans: str, since: dt.datetime) -> int:
-    """How many rated games the humans of the digest `humans` (`humans_of`) finished
-    together since `since`: one index range of `result_rated_humans`, which holds a
-    few rows per game and at most `REPEATS_PER_WINDOW` games in the window, so its
-    cost does not grow with how much anyone plays. Hand-built SQL: it runs in every
-    rated game's ending move."""
-    table = connection.ops.quote_name(Result._meta.db_table)
+def repeated(humans: Sequence[str], since: dt.datetime) -> bool:
+    """Whether two of `humans` (player ids, sorted) finished `REPEATS_PER_WINDOW`
+    rated games together since `since`: index ranges of `rated_pair_recent`, at most
+    that many rows each, one per pair of them (45 at a table of ten), so the cost does
+    not grow with how much anyone plays. Hand-built SQL: it runs in every rated
+    game's ending move, in the statement the count by set of humans took before."""
+    table = connection.ops.quote_name(RatedPair._meta.db_table)
+    marks = ", ".join(["%s"] * len(humans))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT COUNT(DISTINCT game_id) FROM {table}"
-            " WHERE humans = %s AND rated AND finished_at >= %s",
-            [humans, since],
+            f"SELECT 1 FROM {table} WHERE low IN ({marks}) AND high IN ({marks})"
+            " AND finished_at >= %s GROUP BY low, high HAVING COUNT(*) >= %s LIMIT 1",
+            [*humans, *humans, since, REPEATS_PER_WINDOW],
         )
-        row = cursor.fetchone()
-    return int(row[0]) if row is not None else 0
+        return cursor.fetchone() is not None
+
+
+def insert_pairs(game: Game, finished_at: dt.datetime) -> None:
+    """Write a rated game's rows of `RatedPair`, every pair of its humans (45 at a
+    table of ten), in one INSERT. Hand-built SQL, the values converted once: it runs in
+    every rated game's ending move, where 45 model instances cost a millisecond."""
+    humans = sorted({str(e["player"]["id"]) for e in game.seating if e["player"] is not None})
+    pairs = list(itertools.combinations(humans, 2))
+    if not pairs:
+        return
+    meta = RatedPair._meta
+    game_id = meta.get_field("game").get_db_prep_save(game.pk, connection)
+    at = meta.get_field("finished_at").get_db_prep_save(finished_at, connection)
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(name) for name in ("game_id", "low", "high", "finished_at"))
+    rows = ", ".join(["(%s, %s, %s, %s)"] * len(pairs))
+    params = [value for low, high in pairs for value in (game_id, low, high, at)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {rows}", params)
 
 
 def _fresh_row(key: str, fresh: rating.Skill) -> Rating:
@@ -134,7 +153,7 @@ def _fresh_row(key: str, fresh: rating.Skill) -> Rating:
 
 
 # The columns of a rating that rating a game changes.
-RATED_FIELDS = ("mu", "sigma", "ordinal", "games", "opponents", "opponents_met")
+RATED_FIELDS = ("mu", "sigma", "ordinal", "games", "opponents", "opponents_met", "met")
 
 
 def record(
@@ -145,9 +164,11 @@ def record(
 ) -> list[engine.Event]:
     """Write the results of the finished `game` and, when it is rated (`rated`, as
     `lock_ratings` found it), move every seat's rating; returns the `game_rated`
-    event to log with the ending change (none for an unrated game)."""
+    event to log with the ending change (none for an unrated game). Sets the game's
+    `unrated_reason`, which the caller saves with the ending change."""
     assert rated is not None, "lock_ratings comes first"
     ratings = rated.ratings
+    game.unrated_reason = rated.unrated_reason if ratings is None else None
     # Counted here, where the repeat limit's word is known.
     metrics.GAMES_ENDED.labels(GameStatus.FINISHED, str(ratings is not None).lower()).inc()
     results = _results(game, state, now, rated=ratings is not None, reason=rated.unrated_reason)
@@ -158,9 +179,10 @@ def record(
     changed = list(ratings.values())
     for row in changed:
         row.updated_at = now
-    with fastsql.pipelined():  # both writes in one round trip
+    with fastsql.pipelined():  # the three writes in one round trip
         fastsql.update_rows(Rating, changed, [*RATED_FIELDS, "updated_at"])
         fastsql.insert_rows(Result, results)
+        insert_pairs(game, now)
     keys = [result.key for result in results]
     return [engine.Event("game_rated", None, _rated_data(moved, keys), state.round)]
 
@@ -187,9 +209,8 @@ def rate(
     and the recompute both rate through here."""
     priors = {key: rating.Skill(row.mu, row.sigma) for key, row in ratings.items()}
     posteriors = rating.rate([priors[key] for key in keys], places)
-    humans = list(dict.fromkeys(k for k in keys if not k.startswith(BOT_KEY_PREFIX)))
-    # Read before this game counts: the games an opponent had played until now.
-    established = [key for key in humans if ratings[key].games >= MIN_GAMES_TO_RANK]
+    # Judged on the ratings as they stood before this game counts.
+    opponents.meet_all(keys, ratings)
     now_games = {}
     for key, row in ratings.items():
         seats = [posteriors[i] for i, k in enumerate(keys) if k == key]
@@ -197,28 +218,10 @@ def rate(
         row.mu, row.sigma, row.ordinal = after.mu, after.sigma, after.ordinal
         row.games += 1
         now_games[key] = row.games
-        meet(row, established)
     return [
         (priors[key], rating.Skill(ratings[key].mu, ratings[key].sigma), now_games[key])
         for key in keys
     ]
-
-
-def meet(row: Rating, humans: Sequence[str]) -> None:
-    """Add the established humans of a rated game (their keys, in seat order: those
-    who had `MIN_GAMES_TO_RANK` rated games before it) to the different human
-    opponents `row` has met, in memory, up to `MIN_OPPONENTS_TO_RANK`: the leaderboard
-    asks for no more. A fresh account that plays only the player it lets win counts
-    for nobody within a day, however many such accounts there are: the repeat limit
-    stops their games together at `REPEATS_PER_WINDOW`, fewer than `MIN_GAMES_TO_RANK`.
-    An opponent met before they were established counts when met again after."""
-    if row.opponents_met >= MIN_OPPONENTS_TO_RANK:
-        return
-    met = row.opponents.split()
-    for key in humans:
-        if key != row.key and key not in met and len(met) < MIN_OPPONENTS_TO_RANK:
-            met.append(key)
-    row.opponents, row.opponents_met = " ".join(met), len(met)
 
 
 def _rated_data(
@@ -259,7 +262,7 @@ def recompute() -> tuple[int, int]:
                 fresh.ordinal,
                 0,
             )
-            row.opponents, row.opponents_met = "", 0
+            row.opponents, row.opponents_met, row.met = "", 0, ""
         games = 0
         changed: list[Result] = []
         by_game: dict[Any, list[Result]] = {}

@@ -17,6 +17,7 @@ from games.engine.state import MAX_PLAYERS, PendingType
 from games.engine.vocabulary import Direction
 from games.invites import ALPHABET, CODE_LENGTH
 from games.models import BotStrategy, GameStatus, Visibility
+from games.ratings.rules import VIEW_UNRATED_REASONS
 
 COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))
@@ -85,6 +86,16 @@ class RulesOut(serializers.Serializer[Any]):
 
 def seat_field(**kwargs: Any) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=0, max_value=MAX_PLAYERS - 1, **kwargs)
+
+
+def unrated_reason_field() -> serializers.ChoiceField:
+    """A game's `unrated_reason` in its view and its lobby row (`rules.unrated_now`)."""
+    return serializers.ChoiceField(
+        choices=VIEW_UNRATED_REASONS,
+        allow_null=True,
+        help_text="why the game does not count for ratings, as far as can be told now "
+        "(null while it does); once the game is finished, what its players' histories say",
+    )
 
 
 def count_field(**kwargs: Any) -> serializers.IntegerField:

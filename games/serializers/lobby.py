@@ -20,6 +20,7 @@ from games.serializers.common import (
     PlayerRefOut,
     RulesOut,
     seat_field,
+    unrated_reason_field,
 )
 from games.services import DEFAULT_BOTS_AFTER, MAX_BOTS_AFTER, MIN_BOTS_AFTER
 from unoservice.fields import (
@@ -150,6 +151,7 @@ class GameSummaryOut(serializers.Serializer[Any]):
     rules = RulesOut()
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
+    unrated_reason = unrated_reason_field()
     created_at = serializers.DateTimeField()
     to_act = seat_field(
         allow_null=True,
@@ -191,6 +193,7 @@ GAME_LIST_EXAMPLES = [
             },
             "visibility": "private",
             "rated": True,
+            "unrated_reason": None,
             "created_at": "2026-05-11T19:02:44.310000+00:00",
             "to_act": 1,
             "your_turn": True,

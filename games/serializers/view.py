@@ -23,6 +23,7 @@ from games.serializers.common import (
     RulesOut,
     count_field,
     seat_field,
+    unrated_reason_field,
 )
 from games.serializers.events import EventOut
 from games.serializers.moves import MoveIn
@@ -75,6 +76,7 @@ class GameViewOut(serializers.Serializer[Any]):
     rules = RulesOut()
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
+    unrated_reason = unrated_reason_field()
     invite_code = serializers.RegexField(
         INVITE_CODE_PATTERN,
         allow_null=True,

@@ -41,6 +41,7 @@ from games.services.seating import (
     _deal,
     _hand_to_bot,
     _lock_for_seat_holder,
+    _networks,
     _seat_next,
     _without_humans,
     save_seat,
@@ -66,9 +67,12 @@ def game_create(
     seed: int | None = None,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
+    address: str | None = None,
 ) -> Outcome:
-    """Create a waiting game with `host` at seat 0. Locks the host's player row, so
-    that their count of open games cannot race past `MAX_OPEN_GAMES`.
+    """Create a waiting game with `host` at seat 0, who joined from `address` (the
+    client address: `Game.networks`; None from code that seats nobody remote). Locks
+    the host's player row, so that their count of open games cannot race past
+    `MAX_OPEN_GAMES`.
 
     `seed` fixes the deal, so whoever picks it can compute every hand: only staff may,
     unless the service runs with ``CLIENT_SEEDS`` (development). A private game gets
@@ -89,6 +93,7 @@ def game_create(
             host_plays=True,
             visibility=visibility,
             rated=rated,
+            address=address,
         )
 
 
@@ -103,6 +108,7 @@ def _game_insert(
     host_plays: bool,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
+    address: str | None = None,
 ) -> Outcome:
     """Insert a waiting game (in the caller's transaction); quick match builds its
     own (`_match_game_build`)."""
@@ -125,6 +131,7 @@ def _game_insert(
         rules=parsed_rules.to_json(),
         seed=new_seed() if seed is None else seed,
         seating=[seating_entry(host, None)] if host_plays else [],
+        networks=_networks({}, [(host, address)] if host_plays else []),
         visibility=visibility,
         rated=rated,
     )
@@ -188,7 +195,9 @@ def bot_match_start(
         return game_start(game_id=game.pk, player=host)
 
 
-def game_join(*, game_id: uuid.UUID, player: Player, invited: bool = False) -> Outcome:
+def game_join(
+    *, game_id: uuid.UUID, player: Player, invited: bool = False, address: str | None = None
+) -> Outcome:
     """Seat `player` at the next free seat. Locks the game row.
 
     Joining a game one already sits in changes nothing. A private game is joined
@@ -209,6 +218,7 @@ def game_join(*, game_id: uuid.UUID, player: Player, invited: bool = False) -> O
         if len(game.seating) >= game.max_players:
             raise GameFull(f"all {game.max_players} seats are taken")
         _check_open_games(player)
+        game.networks = _networks(game.networks, [(player, address)])
         joined = PlayerJoinedData(player=_player(player))
         events = _seat_next(game, player, None, "player_joined", joined)
     return Outcome(game, events)
@@ -301,7 +311,7 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
     return Outcome(game, events)
 
 
-def game_rematch(*, game_id: uuid.UUID, player: Player) -> Outcome:
+def game_rematch(*, game_id: uuid.UUID, player: Player, address: str | None = None) -> Outcome:
     """The next game with the same settings as a game that is over, for one of its
     players: the first to ask creates it, hosts it and gets back the bots the game
     was created with; whoever asks later joins it (`game_join`). Answers with the
@@ -321,14 +331,16 @@ def game_rematch(*, game_id: uuid.UUID, player: Player) -> Outcome:
             raise WrongPhaseError("the game was abandoned before it started: nothing to replay")
         if game.rematch_id is not None:
             # One of the game's players: a private rematch is theirs to join too.
-            return game_join(game_id=game.rematch_id, player=player, invited=True)
+            return game_join(game_id=game.rematch_id, player=player, invited=True, address=address)
         _check_open_games(player)
         # The bots the game was created with, in their order. A bot that took over a
         # player's seat (its entry still names the player) does not come back: that
         # seat is the player's to take in the rematch.
         strategies = [e["bot"] for e in game.seating if e["player"] is None and e["bot"]]
         bot_costs.check_expert_bots(player, bot_costs.experts_among(strategies))
-        created = _game_insert(host=player, **_settings_of(game), seed=None, host_plays=True)
+        created = _game_insert(
+            host=player, **_settings_of(game), seed=None, host_plays=True, address=address
+        )
         rematch = created.game
         for strategy in strategies:
             added = BotAddedData(strategy=strategy)

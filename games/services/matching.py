@@ -26,6 +26,7 @@ from games.services.seating import (
     _announce_seats,
     _deal,
     _lock_seat_holders,
+    _networks,
     _seat_players,
     _seat_rows,
     _start,
@@ -77,6 +78,7 @@ class MatchRequest:
     target_score: int
     rules: Rules
     bots_after: int | None
+    address: str | None = None  # where the request came from (`Game.networks`)
 
 
 def match_find(
@@ -86,6 +88,7 @@ def match_find(
     target_score: int = 500,
     rules: dict[str, bool] | None = None,
     bots_after: int | None = DEFAULT_BOTS_AFTER,
+    address: str | None = None,
 ) -> Outcome:
     """Quick match: seat `player` in the oldest public waiting quick-match game with
     exactly these settings that has room, or create one they host, whose empty seats
@@ -108,7 +111,7 @@ def match_find(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
-    request = MatchRequest(player, max_players, target_score, parsed_rules, bots_after)
+    request = MatchRequest(player, max_players, target_score, parsed_rules, bots_after, address)
     key = match_key(max_players, target_score, parsed_rules)
     if connection.in_atomic_block:
         # The caller's transaction would keep a batch's seats uncommitted after its
@@ -157,6 +160,7 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                 room = game.max_players - len(game.seating)
                 group, to_seat = to_seat[:room], to_seat[room:]
                 if group:
+                    game.networks = _networks(game.networks, [(r.player, r.address) for r in group])
                     events = _seat_players(game, [r.player for r in group])
                     answers.update((r.player.pk, Outcome(game, events)) for r in group)
             built = []
@@ -201,6 +205,7 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
         rules=host.rules.to_json(),
         seed=new_seed(),
         seating=[],
+        networks=_networks({}, [(r.player, r.address) for r in group]),
         match_key=key,
         bots_at=None if host.bots_after is None else now + dt.timedelta(seconds=host.bots_after),
     )

@@ -21,6 +21,7 @@ from games.engine.vocabulary import (
 )
 from games.live import notify
 from games.models import Event, Game, GameStatus, Seat, seating_entry
+from games.ratings import rules
 from games.services.common import (
     PAUSE_FOR,
     REPLACEMENT_BOT,
@@ -92,6 +93,18 @@ def _announce_seats(seats: Sequence[tuple[object, object]]) -> None:
             cursor.execute(f"SELECT {calls}", params)
 
 
+def _networks(
+    known: Mapping[str, str], joining: Sequence[tuple[Player, str | None]]
+) -> dict[str, str]:
+    """`Game.networks` with the players `joining` (each with the client address they
+    joined from, None when unknown) noted: never the address, its group's digest."""
+    noted = dict(known)
+    for player, address in joining:
+        if address is not None:
+            noted[str(player.pk)] = rules.network_of(address)
+    return noted
+
+
 def _seat_next(
     game: Game,
     player: Player | None,
@@ -135,7 +148,7 @@ def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Ev
     now = timezone.now()
     if game.match_key is not None and len(game.seating) == game.max_players:
         return _deal(game, items, now, seated=seated).events
-    return commit_change(game, None, items, now, fields=["seating"], seated=seated)
+    return commit_change(game, None, items, now, fields=["seating", "networks"], seated=seated)
 
 
 def _take_seat(
@@ -168,7 +181,7 @@ def _deal(
         [*items, *engine_events],
         now,
         turn_changed=True,
-        fields=["started_at", "bots_at", "seating"],
+        fields=["started_at", "bots_at", "seating", "networks"],
         seated=seated,
     )
     return Outcome(game, events, state)

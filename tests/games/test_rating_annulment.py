@@ -86,12 +86,15 @@ def test_annulling_a_game_recomputes_every_later_rating_as_from_scratch(four, st
 
 
 def establish(people: list[Persona]) -> None:
-    """Everyone of `people` plays everyone else three rated games: each has
-    `3 * (len(people) - 1)` rated games after, enough to count as an opponent."""
+    """Everyone of `people` plays everyone else three rated games, and one against a
+    stranger: each has `3 * (len(people) - 1) + 1` rated games after, against
+    `len(people)` different humans, enough to count as an opponent for anyone."""
     for i, first in enumerate(people):
         for second in people[i + 1 :]:
             for seed in range(3):
                 finish(start_game(first, second, seed=seed), winner=0, by=first)
+        stranger = make_persona(f"Stranger{i}")
+        finish(start_game(first, stranger, seed=7), winner=0, by=first)
 
 
 def test_annulling_the_game_that_brought_an_opponent_takes_it_off_the_record(four, staff_user):
@@ -137,9 +140,9 @@ def test_annulling_a_game_that_made_an_opponent_established_takes_them_off_the_r
     four, staff_user
 ):
     a, b = four[0], four[1]
-    # B's fifth rated game, then A meets B, who had five.
+    # B's fifth rated game, against a third human, then A meets B, who had five.
     earlier = [play(four, [1, other], 0, seed=other * 10 + n) for other in (2, 3) for n in (0, 1)]
-    earlier.append(play(four, [1, 2], 0, seed=99))
+    earlier.append(play([b, make_persona("Fifth")], [0, 1], 0, seed=99))
     play(four, [0, 1], 0, seed=5)
     assert Rating.objects.get(player=a.player).opponents == str(b.player.pk)
     annulment.game_rating_annul(game_id=earlier[0].pk, by=staff_user, reason="bought")

@@ -1,8 +1,8 @@
 """The rules that keep ratings from being farmed, at the services: a player who
-forfeits (leaves, or loses the seat to timeouts and does not resume) places last; the
-same humans' fourth rated game within a day is unrated; the record counts only
-opponents who had five rated games before the game; and the recompute keeps every
-decision."""
+forfeits (leaves, or loses the seat to timeouts and does not resume) places last; a
+game that would be a pair of humans' fourth rated game within a day is unrated, at any
+table; the record counts only opponents established without the player judged; and
+the recompute keeps every decision."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from games import services
 from games.engine.position import build_state
-from games.models import Event, Game, Result, Seat
+from games.models import Event, Game, RatedPair, Result, Seat
 from games.ratings import writes as results
 from players import rating
 from players.models import Rating
@@ -123,11 +123,25 @@ def test_a_day_after_the_first_of_three_rated_games_the_same_humans_are_rated_ag
     assert Rating.objects.get(player=host.player).games == 4
 
 
-def test_another_human_at_the_table_makes_another_set_of_humans(host, guest, outsider):
+def test_another_human_at_the_table_does_not_reset_a_pairs_repeat_limit(host, guest, outsider):
     for seed in range(3):
         finish(start_game(host, guest, seed=seed), winner=0, by=host)
     game = finish(start_game(host, guest, outsider, seed=5), winner=0, by=host)
-    assert Result.objects.filter(game=game, rated=True).count() == 3
+    assert {(r.rated, r.unrated_reason) for r in Result.objects.filter(game=game)} == {
+        (False, "repeat_opponents")
+    }
+    # Host and Outsider, and Guest and Outsider, had not met: a game of theirs counts.
+    game = finish(start_game(host, outsider, seed=6), winner=0, by=host)
+    assert Result.objects.filter(game=game, rated=True).count() == 2
+
+
+def test_three_rated_games_of_a_pair_at_larger_tables_use_up_its_limit(host, guest):
+    others = [make_persona(f"Other{n}") for n in range(3)]
+    for seed, other in enumerate(others):
+        finish(start_game(host, guest, other, seed=seed), winner=0, by=host)
+    assert Rating.objects.get(player=host.player).games == 3
+    game = finish(start_game(host, guest, make_persona("New"), seed=9), winner=0, by=host)
+    assert not Result.objects.filter(game=game, rated=True).exists()
 
 
 def test_unrated_games_do_not_count_towards_the_repeat_limit(host, guest):
@@ -204,16 +218,18 @@ def test_beating_many_fresh_accounts_up_to_the_repeat_limit_reaches_no_record(ho
     assert host.get("/leaderboard").json()["count"] == 0
 
 
-def snapshot_ratings() -> dict[str, tuple[float, float, int, str, int]]:
+def snapshot_ratings() -> dict[str, tuple[float, float, int, str, int, str]]:
     return {
-        r.key: (r.mu, r.sigma, r.games, r.opponents, r.opponents_met) for r in Rating.objects.all()
+        r.key: (r.mu, r.sigma, r.games, r.opponents, r.opponents_met, r.met)
+        for r in Rating.objects.all()
     }
 
 
 def migrate_opponents() -> None:
     """The data step of the migration that brought the rule, on the data as it is."""
-    step = importlib.import_module("games.migrations.0016_opponents_established")
-    step.meet_established_only(django_apps, None)
+    step = importlib.import_module("games.migrations.0018_ratings_by_pair_and_network")
+    RatedPair.objects.all().delete()
+    step.rate_by_the_new_rules(django_apps, None)
 
 
 # Games among five players: who sits (two to four of them), who wins.
@@ -239,11 +255,13 @@ def test_the_recompute_and_the_migration_count_the_opponents_the_games_counted(
         game = start_game(table[0], *table[1:], seed=n)
         finish(game, winner=winner % len(table), by=table[winner % len(table)])
     played = snapshot_ratings()
-    for key, (_, _, _, opponents, count) in played.items():
+    pairs = sorted(RatedPair.objects.values_list("game_id", "low", "high", "finished_at"))
+    for key, (_, _, _, opponents, count, _) in played.items():
         assert count == len(opponents.split())
         assert key not in opponents.split()
     migrate_opponents()
     assert snapshot_ratings() == played
+    assert sorted(RatedPair.objects.values_list("game_id", "low", "high", "finished_at")) == pairs
     results.recompute()
     assert snapshot_ratings() == played
 

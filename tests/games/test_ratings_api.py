@@ -157,13 +157,16 @@ def test_the_leaderboard_lists_those_with_five_rated_games_against_three_people(
     host, guest, outsider
 ):
     fourth, fifth = make_persona("Fourth"), make_persona("Fifth")
-    # Outsider, Fourth and Fifth play three games each together, six each: from then
-    # on they count as opponents. Then Host and Guest each win against all three,
-    # five games in all.
+    strangers = [make_persona(f"Stranger{n}") for n in range(3)]
+    # Outsider, Fourth and Fifth play three games each together, six each, and one
+    # against a stranger: from then on each has met three people besides anyone they
+    # meet next, and counts as their opponent. Then Host and Guest each win against
+    # all three, five games in all.
     games = [
         *[(outsider, fourth)] * 3,
         *[(outsider, fifth)] * 3,
         *[(fourth, fifth)] * 3,
+        *zip([outsider, fourth, fifth], strangers, strict=True),
         *[(host, outsider), (host, fourth), (host, fifth), (host, fifth), (host, fourth)],
         *[(guest, outsider), (guest, fourth), (guest, fifth), (guest, fifth), (guest, fifth)],
     ]
@@ -178,11 +181,12 @@ def test_the_leaderboard_lists_those_with_five_rated_games_against_three_people(
         str(guest.player.pk),
     }
     assert first["rating"]["ordinal"] > second["rating"]["ordinal"]
-    # Fifth played eleven rated games against four people, but Host and Guest had
-    # fewer than five rated games when they met Fifth: two opponents count.
-    assert Rating.objects.get(player=fifth.player).games == 11
+    # Fifth played twelve rated games against five people, but none had met three
+    # others besides Fifth when they met: Outsider and Fourth had met each other and
+    # Fifth only, Host and Guest had fewer than five rated games.
+    assert Rating.objects.get(player=fifth.player).games == 12
     profile = outsider.get(f"/players/{fifth.player.pk}").json()
-    assert (profile["rank"], profile["provisional"], profile["opponents"]) == (None, True, 2)
+    assert (profile["rank"], profile["provisional"], profile["opponents"]) == (None, True, 0)
     mine = outsider.get(f"/players/{first['player']['id']}").json()
     assert (mine["rank"], mine["provisional"], mine["opponents"]) == (1, False, 3)
 

@@ -12,9 +12,9 @@ replicated as reference tables, so a game's end is a multi-shard transaction onc
 per game, while every other move stays on one shard.
 
 The one statement known to break the rule is the repeat limit's count in a rated
-game's ending move (`games.ratings.writes.rated_together`: rated results by the humans'
-digest, across games); the last test pins it as the only one, so that a new
-offender fails here, and its fix shows as that test failing.
+game's ending move (`games.ratings.writes.repeated`: the pairs of its humans, across
+games); the last test pins it as the only one, so that a new offender fails here, and
+its fix shows as that test failing.
 
 Played through the services, as the move endpoint, the bot task and the timer task
 call them, inside the test's transaction.
@@ -56,6 +56,7 @@ GAME_KEYED = (
     "games_event",
     "games_result",
     "games_ratingannulment",
+    "games_ratedpair",
 )
 TABLE = re.compile(r'\b(?:FROM|JOIN|UPDATE|INTO)\s+"?(\w+)"?', re.IGNORECASE)
 WHERE = re.compile(r"\bWHERE\b", re.IGNORECASE)
@@ -225,4 +226,4 @@ def test_the_repeat_limits_count_is_the_one_statement_of_a_move_across_games(
     assert game.status == "finished"
     bad = offenders(moves.statements, game.pk)
     assert len(bad) == 1, bad
-    assert re.search(r'FROM "games_result"\s+WHERE humans = ', bad[0]), bad[0]
+    assert re.search(r'FROM "games_ratedpair"\s+WHERE low IN ', bad[0]), bad[0]

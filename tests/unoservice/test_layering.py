@@ -15,6 +15,7 @@ WIRING = {"unoservice.urls", "unoservice.asgi"}
 RATING_READS = (
     "games.ratings.rules",
     "games.ratings.reads",
+    "games.ratings.groups",
     "games.presenters",
     "games.game_words",
     "players.standings",

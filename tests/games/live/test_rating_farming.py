@@ -6,7 +6,8 @@ takes the seat win for them.
 
 Every game here is played out move by move through the API, one round to a game
 (target score 0): the strong side plays its first playable card, the weak side only
-draws and passes."""
+draws and passes. Each account connects from a loopback address of its own
+(127.0.0.2, 127.0.0.3, ...): accounts on one address do not rate each other at all."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import requests
+from requests.adapters import HTTPAdapter
 
 from games import replay, services
 from games.engine import GameState
@@ -28,25 +30,46 @@ HOARD = 30
 _names = itertools.count(1)
 
 
+class FromAddress(HTTPAdapter):
+    """Connections that leave from a given local address."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, source_address=(self.address, 0), **kwargs)
+
+
+def session_from(number: int) -> requests.Session:
+    """A session whose connections come from 127.0.0.<2 + number>."""
+    session = requests.Session()
+    session.mount("http://", FromAddress(f"127.0.0.{2 + number % 250}"))
+    return session
+
+
 @dataclass
 class Account:
-    """A player signed up over HTTP, as any client signs up."""
+    """A player signed up over HTTP, as any client signs up, from an address of its own."""
 
     server: Served
     id: str
     name: str
     token: str
+    http: requests.Session
 
     @classmethod
     def sign_up(cls, server: Served, prefix: str) -> Account:
-        name = f"{prefix}{next(_names)}"
-        answer = requests.post(f"{server.url}{API}/players", json={"name": name}, timeout=10)
+        number = next(_names)
+        name = f"{prefix}{number}"
+        http = session_from(number)
+        answer = http.post(f"{server.url}{API}/players", json={"name": name}, timeout=10)
         assert answer.status_code == 201, answer.text
         body = answer.json()
-        return cls(server, body["id"], name, body["token"])
+        return cls(server, body["id"], name, body["token"], http)
 
     def get(self, path: str, **params: Any) -> Any:
-        answer = requests.get(
+        answer = self.http.get(
             f"{self.server.url}{API}{path}",
             params=params,
             headers={"Authorization": f"Bearer {self.token}"},
@@ -56,7 +79,7 @@ class Account:
         return answer.json()
 
     def post(self, path: str, body: Any = None) -> Any:
-        answer = requests.post(
+        answer = self.http.post(
             f"{self.server.url}{API}{path}",
             json=body if body is not None else {},
             headers={"Authorization": f"Bearer {self.token}"},
