@@ -53,6 +53,12 @@ THINK_SECONDS = 1.0
 KILLED = "node2"
 ADDED = "node4"
 RECONNECT_LIMIT = 5.0
+# Stream delivery through the balancer: from an event's time (set in the transaction
+# that made it) to its frame's arrival at a client, over the games' first seconds
+# with every stream open.
+DELIVERY_SECONDS = 3.0
+DELIVERY_P99_LIMIT_MS = 50.0
+DELIVERY_SAMPLES_AT_LEAST = 1000
 # Moves held inside their transactions when the node dies: two per node, so that
 # each node keeps API threads and the pooler server connections for the others.
 HELD_MOVES = 6
@@ -210,6 +216,24 @@ def move_figures(seats: list[Seat], logs: dict[str, list[dict[str, Any]]]) -> di
             "moves_doubled": doubled}  # fmt: skip
 
 
+def delivery_figures(watches: list[Watch], since: float, until: float) -> dict[str, Any]:
+    """The delay of every event made after `since` whose frame arrived before `until`
+    (wall-clock seconds): catch-ups after a reconnect are not deliveries."""
+    delays = sorted(
+        (arrived - at) * 1000
+        for watch in watches
+        for at, arrived in watch.arrivals
+        if at >= since and arrived <= until
+    )
+    assert len(delays) >= DELIVERY_SAMPLES_AT_LEAST, len(delays)
+    return {
+        "delivery_samples": len(delays),
+        "delivery_p50_ms": round(statistics.median(delays), 1),
+        "delivery_p99_ms": round(statistics.quantiles(delays, n=100)[98], 1),
+        "delivery_max_ms": round(delays[-1], 1),
+    }
+
+
 def save(name: str, figures: dict[str, Any]) -> None:
     print(f"\n{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     (artifacts_dir() / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -222,8 +246,9 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
     async def drill() -> dict[str, Any]:
         started = time.monotonic()
         tables = await open_tables(cluster.port, GAMES, STREAMS)
-        opened = time.monotonic()
+        opened, measured_from = time.monotonic(), time.time()
         spread = Counter(w.links[-1].served_by for w in tables.watches)
+        await asyncio.sleep(DELIVERY_SECONDS)
         # Every player's next move held inside its transaction on its node when the
         # node dies: those on it get no answer and are sent again with their keys.
         release = asyncio.Event()
@@ -231,6 +256,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
         for seat in held:
             seat.hold = release
         await until(lambda: all(s.held for s in held), "moves ready", tables.details)
+        delivery = delivery_figures(tables.watches, measured_from, time.time())
         url = cluster.deployment.postgres.url
         locks = await asyncio.to_thread(RowLocks, url, [s.game_id for s in held])
         try:
@@ -273,6 +299,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
             "streams_on_the_killed_node": len(victims),
             "reconnect_p50_s": round(statistics.median(reconnects), 2),
             "reconnect_max_s": round(max(reconnects), 2),
+            **delivery,
             **figures,
         }
 
@@ -282,6 +309,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
     assert figures["streams_on_the_killed_node"] > 0
     assert figures["moves_retried"] > 0  # the moves held on the killed node
     assert figures["reconnect_max_s"] <= RECONNECT_LIMIT, figures
+    assert figures["delivery_p99_ms"] < DELIVERY_P99_LIMIT_MS, figures
 
 
 def test_a_node_added_while_games_run_serves_streams_and_moves_with_no_restart(cluster):
