@@ -2,7 +2,8 @@
 one shared environment of variables the settings read, and URLs that point at the
 services the file defines. The API scales (`--scale api=N`) behind the balancer,
 the only published port, whose configuration (deploy/haproxy.cfg) finds the
-replicas through Docker's DNS and probes /healthz. Its `monitoring` profile stays in
+replicas through Docker's DNS and probes their liveness (/livez), while compose
+waits for their readiness (/healthz). Its `monitoring` profile stays in
 step with the metrics: Prometheus scrapes the API's /metrics with the token, and
 every expression of the Grafana dashboard reads a family unoservice/metrics.py
 exports. (No Docker engine is needed: the files are parsed.)"""
@@ -229,16 +230,28 @@ def test_the_balancer_finds_every_replica_through_dockers_dns(compose):
     assert {"check", "resolvers", "docker", "init-addr", "none"} <= set(options)
 
 
-def test_the_balancer_probes_healthz_with_a_host_the_api_answers_to(compose):
+def test_the_balancer_probes_livez_with_a_host_the_api_answers_to(compose):
+    """Liveness, which a database or broker outage shared by every node does not
+    fail: /healthz would take them all out at once."""
     (backend,) = [lines for name, lines in haproxy.sections().items() if "backend" in name]
     assert "option httpchk" in backend
     (send,) = [line for line in backend if line.startswith("http-check send ")]
     words = send.split()
-    assert words[words.index("meth") + 1 : words.index("uri") + 2] == ["GET", "uri", "/healthz"]
+    assert words[words.index("meth") + 1 : words.index("uri") + 2] == ["GET", "uri", "/livez"]
     host = words[words.index("Host") + 1]
     assert host in environment(compose, "api")["ALLOWED_HOSTS"].split(",")
-    # 503 (no database or broker) takes a node out, 200 "degraded" does not.
     assert "http-check expect status 200" in backend
+
+
+def test_compose_starts_the_balancer_once_a_node_is_ready_to_serve(compose):
+    """The API's own health check is readiness (/healthz: its database and broker
+    answer): the balancer starts once a node can serve, and `docker compose ps`
+    shows which nodes can."""
+    test = " ".join(compose["services"]["api"]["healthcheck"]["test"])
+    assert "http://127.0.0.1:8000/healthz'" in test
+    assert compose["services"]["balancer"]["depends_on"] == {
+        "api": {"condition": "service_healthy"}
+    }
 
 
 def test_the_api_trusts_the_one_proxy_that_writes_x_forwarded_for(compose):
