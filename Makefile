@@ -1,4 +1,4 @@
-# make run   - the API on :8000 with a Celery worker and beat (Ctrl-C stops all three)
+# make run   - the API on :8000 with Celery workers (bots, pushes) and beat (Ctrl-C stops all)
 # make test  - the test suite in TEST_WORKERS processes (2; 0 for one); pytest options
 #              with ARGS="-k health -x"
 # make lint  - ruff lint and format check

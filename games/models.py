@@ -355,6 +355,8 @@ class Heartbeat(models.Model):
     is alive)."""
 
     SWEEP = "sweep_overdue"
+    # Followed by a Celery queue's name: when a worker last ran that queue's heartbeat.
+    QUEUE = "queue:"
 
     name = models.CharField(max_length=64, primary_key=True)
     at = models.DateTimeField()

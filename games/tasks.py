@@ -86,6 +86,12 @@ def sweep_overdue() -> dict[str, int]:
     return swept._asdict()
 
 
+@shared_task(name=dispatch.HEARTBEAT)
+def heartbeat(queue: str) -> None:
+    """Say that a worker runs `queue`'s tasks (beat sends one into each queue)."""
+    services.queue_heartbeat(queue=queue)
+
+
 @shared_task(name=dispatch.PURGE_IDEMPOTENCY)
 def purge_idempotency_records() -> int:
     """Drop the idempotency records past their 24 hours (beat runs this hourly)."""

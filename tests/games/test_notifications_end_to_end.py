@@ -22,7 +22,11 @@ from tests.workers import WITH_A_WORKER, CeleryProcesses, purge_broker
 pytestmark = WITH_A_WORKER
 
 NOTIFY_AFTER_SECONDS = 4
-PUSH_ENV = {"NOTIFY_AFTER_SECONDS": str(NOTIFY_AFTER_SECONDS), "PUSH_ALLOW_HTTP": "true"}
+PUSH_ENV = {
+    "NOTIFY_AFTER_SECONDS": str(NOTIFY_AFTER_SECONDS),
+    "PUSH_ALLOW_HTTP": "true",
+    "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
+}
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from games.serializers import MAX_WAIT_SECONDS
 from tests.support import ROOT, settings_with
 from unoservice import metrics
 
-APP_SERVICES = ("migrate", "api", "worker", "beat")
+APP_SERVICES = ("migrate", "api", "worker", "push-worker", "beat")
+WORKERS = ("worker", "push-worker")
 MONITORING_SERVICES = ("prometheus", "grafana")
 
 # The families /metrics reads when scraped rather than counts, and the module that
@@ -186,7 +187,7 @@ def test_migrations_run_once_then_the_api_serves_with_the_services_own_server_co
     assert text.startswith("python -m unoservice.serve --host 0.0.0.0 --port 8000")
     assert "migrate" not in text  # replicas started together must not migrate at once
     assert "--access-log" not in text  # the service writes its own line per request
-    for name in ("api", "worker", "beat"):
+    for name in ("api", *WORKERS, "beat"):
         assert services[name]["depends_on"]["migrate"] == {
             "condition": "service_completed_successfully"
         }, name
@@ -273,8 +274,19 @@ def test_the_balancer_outwaits_a_streams_pings_and_a_long_polls_wait():
 
 
 def test_the_worker_and_beat_run_this_projects_celery_app(compose):
-    assert command(compose, "worker").startswith("celery -A unoservice worker")
+    for name in WORKERS:
+        assert command(compose, name).startswith("celery -A unoservice worker"), name
     assert command(compose, "beat").startswith("celery -A unoservice beat")
+
+
+def test_every_queue_of_the_service_has_a_worker_of_its_own_and_pushes_wait_apart(compose):
+    queues, push_queue = settings_with({}, "[s.SERVICE_QUEUES, s.PUSH_QUEUE]")
+    consumed = {}
+    for name in WORKERS:
+        argv = command(compose, name).split()
+        consumed[name] = argv[argv.index("-Q") + 1].split(",")
+    assert sorted(q for names in consumed.values() for q in names) == sorted(queues)
+    assert consumed["push-worker"] == [push_queue]
 
 
 def test_the_api_worker_and_beat_share_one_environment_and_image(compose):
@@ -366,13 +378,13 @@ def test_the_urls_point_at_the_services_defined_here(compose):
 
 def test_everything_has_a_health_check_or_waits_for_one(compose):
     services = compose["services"]
-    for name in ("postgres", "redis", "api", "worker"):
+    for name in ("postgres", "redis", "api", *WORKERS):
         assert services[name]["healthcheck"]["test"], name
     assert services["migrate"]["depends_on"] == {
         "postgres": {"condition": "service_healthy"},
         "pgbouncer": {"condition": "service_healthy"},
     }
-    for name in ("api", "worker", "beat"):
+    for name in ("api", *WORKERS, "beat"):
         assert services[name]["depends_on"] == {
             "migrate": {"condition": "service_completed_successfully"},
             "redis": {"condition": "service_healthy"},
