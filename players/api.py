@@ -104,7 +104,9 @@ class PlayerTokenView(APIView):
     )
     def post(self, request: Request) -> Response:
         def replace() -> Response:
-            player, token = services.player_new_token(player_id=current_player(request).pk)
+            player, token = services.player_new_token(
+                player_id=current_player(request).pk, replacing=str(request.auth)
+            )
             return Response({"id": str(player.pk), "name": player.name, "token": token})
 
         # The answer holds the new token, which is never stored.

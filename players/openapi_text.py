@@ -34,9 +34,15 @@ NEW_TOKEN = Described(
     "401, its unused stream tickets are refused, and the streams opened with it or "
     "with its tickets end within a moment, on every server. No body. The answer is "
     "never kept for an Idempotency-Key (it holds a credential): a retry with the "
-    "same key, sent with the old token, is 401.",
+    "same key, sent with the old token, is 401. Of requests sent with one token at "
+    "once, exactly one replaces it (200); the others are 401 not_authenticated, as "
+    "the token they name was replaced.",
 )
-NEW_TOKEN_ERRORS = {400: "invalid_request: a malformed Idempotency-Key"}
+NEW_TOKEN_ERRORS = {
+    400: "invalid_request: a malformed Idempotency-Key",
+    401: "not_authenticated: the token is unknown, or was replaced by a request for a "
+    "new token sent with it at the same time",
+}
 
 LEADERBOARD = Described(
     summary="The leaderboard",

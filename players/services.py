@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from players.models import LeaderboardHiding, Player, hash_token
 from players.signals import token_revoked
-from unoservice.errors import InvalidRequest, NotFound, PlayerDisabled
+from unoservice.errors import InvalidRequest, NotAuthenticated, NotFound, PlayerDisabled
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +64,23 @@ def _revoke(player: Player, kept_token_hash: str | None) -> None:
     token_revoked.send(sender=Player, player=player, kept_token_hash=kept_token_hash)
 
 
-def player_new_token(*, player_id: uuid.UUID | str) -> tuple[Player, str]:
-    """Sign the player out everywhere: a new token replaces theirs, which stops
-    working at once, with its tickets and open streams. Returns the player and the new
-    token, shown only this once. Locks the player row."""
+def player_new_token(*, player_id: uuid.UUID | str, replacing: str) -> tuple[Player, str]:
+    """Sign the player out everywhere: a new token replaces `replacing`, the token
+    the request came with, which stops working at once, with its tickets and open
+    streams. Returns the player and the new token, shown only this once. Locks the
+    player row.
+
+    Requests with one token at once (a double click) were all authenticated before
+    the first of them replaced it: under the lock, only the one that finds its token
+    still the player's replaces it; the others are refused as that token is now
+    (`NotAuthenticated`), so no client is handed a token already replaced."""
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_id)
         if player.disabled_at is not None:
             raise PlayerDisabled("this player is disabled")
+        if player.token_hash != hash_token(replacing):
+            raise NotAuthenticated("this token was replaced by a new one")
         player.token_hash = hash_token(token)
         player.save(update_fields=["token_hash"])
         _revoke(player, player.token_hash)
