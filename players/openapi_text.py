@@ -27,6 +27,15 @@ WHO_AM_I = Described(
     "the leaderboard.",
 )
 
+RENAME = Described(
+    summary="Change my name",
+    description='A body of {"name": ...} (leave it out and nothing changes): the '
+    "caller is known by the new name from now on: in games they join "
+    "and on the leaderboard (seats already taken keep the name they were taken with). "
+    "The same rules as at sign-up: 1-32 printable characters, not mixing scripts with "
+    "letters that look alike. Others tell players of one name apart by their tags.",
+)
+
 NEW_TOKEN = Described(
     summary="Sign out everywhere: a new token",
     description="Replaces the caller's token with a new one, answered once (only a "

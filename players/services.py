@@ -7,6 +7,7 @@ import secrets
 import uuid
 from typing import Any
 
+from confusable_homoglyphs import confusables
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,8 +22,17 @@ MAX_NAME_LENGTH = 32
 MAX_REASON_LENGTH = 200
 
 
+LOOK_ALIKES = (
+    "mixes scripts with letters that look alike (such as a Cyrillic \u0410 among Latin "
+    "letters); write it in one script"
+)
+
+
 def clean_player_name(raw: object) -> str:
-    """1-32 printable characters after trimming."""
+    """1-32 printable characters after trimming, not mixing scripts whose letters
+    look alike (Unicode TR39's confusables: "Ann" spelt with a Cyrillic capital A
+    would pass for another player's). A name in one script passes, with the digits,
+    punctuation and emoji common to every script."""
     if not isinstance(raw, str):
         raise InvalidRequest(
             "name must be a string", details={"fields": {"name": ["not a string"]}}
@@ -33,6 +43,8 @@ def clean_player_name(raw: object) -> str:
             f"name must be 1-{MAX_NAME_LENGTH} printable characters",
             details={"fields": {"name": ["1-32 printable characters after trimming"]}},
         )
+    if confusables.is_dangerous(name):
+        raise InvalidRequest(f"name {LOOK_ALIKES}", details={"fields": {"name": [LOOK_ALIKES]}})
     return name
 
 
@@ -45,6 +57,18 @@ def player_create(*, name: str) -> tuple[Player, str]:
     with transaction.atomic():
         player = Player.objects.create(name=clean_player_name(name), token_hash=hash_token(token))
     return player, token
+
+
+def player_rename(*, player_id: uuid.UUID | str, name: str) -> Player:
+    """The player is known by `name` from now on (`clean_player_name`): in new games
+    and on the leaderboard; the seats of games already under way keep the name they
+    were taken with. Locks the player row."""
+    cleaned = clean_player_name(name)
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        player.name = cleaned
+        player.save(update_fields=["name"])
+    return player
 
 
 def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
