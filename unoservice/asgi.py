@@ -34,7 +34,7 @@ from games.live import hub, lobby, sse  # noqa: E402
 from unoservice import cors, liveness, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
 from unoservice.asgi_types import Message, Receive, Scope, Send  # noqa: E402
-from unoservice.client_address import address_in  # noqa: E402
+from unoservice.client_address import group_in  # noqa: E402
 from unoservice.errors import (  # noqa: E402
     InternalError,
     InvalidRequest,
@@ -156,7 +156,7 @@ def _refused_again(scope: Scope) -> int | None:
     meta = {"REMOTE_ADDR": client[0]}
     if forwarded is not None:
         meta["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin1")
-    address = address_in(meta)
+    address = group_in(meta)
     if path == HEALTH_PATH:
         return shedding.addresses.seconds_left(HealthRateThrottle.key_for(address))
     if shedding.header(scope, b"cookie") is not None or b"ticket=" in scope["query_string"]:

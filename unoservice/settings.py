@@ -188,8 +188,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # The address as the API's rate limits see it: X-Forwarded-For only from NUM_PROXIES
-# trusted proxies, so a forged header cannot earn an attacker a fresh address.
-AXES_CLIENT_IP_CALLABLE = "unoservice.client_address.client_address"
+# trusted proxies, so a forged header cannot earn an attacker a fresh address, and
+# an IPv6 address stands for its /64, so neither can the addresses of one network.
+AXES_CLIENT_IP_CALLABLE = "unoservice.client_address.client_group_address"
 
 # --- Internationalisation and static files ----------------------------------------
 
