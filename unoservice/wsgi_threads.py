@@ -61,7 +61,13 @@ class ThreadedWSGI:
         environ = _environ(scope, body)
         environ["wsgi.errors"] = sys.stderr
         loop = asyncio.get_running_loop()
-        status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
+        # A client that goes while its request runs is heard (and counted as gone by
+        # unoservice.observability); the request runs to its end all the same.
+        gone = asyncio.ensure_future(receive())
+        try:
+            status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
+        finally:
+            gone.cancel()
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
 
