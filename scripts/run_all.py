@@ -11,7 +11,11 @@ code (128 + the signal that killed it; 1 for a clean exit).
 Either way nothing is left behind: once a leader has exited, what is left of its
 group (children it abandoned) is killed.
 
-    .venv/bin/python scripts/run_all.py [--port 8000]
+    .venv/bin/python scripts/run_all.py [--host 127.0.0.1] [--port 8000]
+
+The API listens on 127.0.0.1 unless ``--host`` or the environment's ``HOST`` names
+another address: with DEBUG on (the development default) Django's debug pages list
+every URL pattern, which the local network need not read.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_HOST = "127.0.0.1"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # How long the four get to stop on their own (the API gives open streams 3 s, a
 # worker finishes the task in hand) before their process groups are killed, so that
@@ -179,7 +184,7 @@ class Child:
             send(self.process.pid, signum)
 
 
-def children(port: int) -> list[Child]:
+def children(host: str, port: int) -> list[Child]:
     python = sys.executable
     celery = [python, "-m", "celery", "-A", "unoservice"]
     # Warnings and errors only from the worker and beat: at INFO they print two lines
@@ -192,7 +197,7 @@ def children(port: int) -> list[Child]:
                 "-m",
                 "unoservice.serve",
                 "--host",
-                "0.0.0.0",
+                host,
                 "--port",
                 str(port),
                 "--workers",
@@ -277,9 +282,14 @@ def stop(procs: Sequence[Child], reasons: list[str], output: Output) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("HOST") or DEFAULT_HOST,
+        help=f"the API's address (default: HOST, else {DEFAULT_HOST}; 0.0.0.0 for every interface)",
+    )
     parser.add_argument("--port", type=int, default=8000, help="API port (default 8000)")
     args = parser.parse_args(argv)
-    return run(children(args.port))
+    return run(children(args.host, args.port))
 
 
 if __name__ == "__main__":

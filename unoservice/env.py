@@ -314,10 +314,14 @@ def seed_exchange_tables(control_folder: Path) -> None:
             draft.unlink()
 
 
+# Django's cache without CACHE_URL: memory of each process.
+LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+
+
 def cache_config(url: str | None) -> dict[str, Any]:
     """Django's cache: Redis at `url` (redis://...), else memory local to the process."""
     if not url:
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        return {"BACKEND": LOCAL_CACHE}
     if not url.startswith(("redis://", "rediss://")):
         raise ImproperlyConfigured(f"CACHE_URL={url!r} must be a redis:// URL")
     return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}

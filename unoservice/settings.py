@@ -297,6 +297,9 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 # Rate-limit counters and presence. CACHE_URL (redis://...) shares them between processes; the
 # default keeps them per process.
 CACHES = {"default": cache_config(os.environ.get("CACHE_URL"))}
+# Several server processes without CACHE_URL are refused with DEBUG off (each would count
+# the limits alone) unless this says that limits per process are wanted.
+PER_PROCESS_LIMITS = env_bool("PER_PROCESS_LIMITS", default=False)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "UNO service API",

@@ -76,9 +76,13 @@ class ThreadedWSGI:
         if self.busy < self.threads:
             self.free_at = time.monotonic()
         self.busy += 1
+        # A client that goes while its request runs is heard (and counted as gone by
+        # unoservice.observability); the request runs to its end all the same.
+        gone = asyncio.ensure_future(receive())
         try:
             status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
         finally:
+            gone.cancel()
             self.busy -= 1
             self.free_at = time.monotonic()
         await send({"type": "http.response.start", "status": status, "headers": headers})
