@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -386,7 +386,7 @@ def _name_at(game: Game, seat: object) -> str:
     return f"Bot {entry['bot']}" if entry["bot"] else "Someone"
 
 
-def _tagged(player: dict[str, Any]) -> str:
+def _tagged(player: Mapping[str, Any]) -> str:
     # A push text stands alone, with no table beside it to tell two Anns apart: the
     # tag goes with the name, as in the leaderboard.
     return f"{player['name']}#{player_tag(player['id'])}"
