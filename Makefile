@@ -1,4 +1,5 @@
-# make run   - the API on :8000 with a Celery worker and beat (Ctrl-C stops all three)
+# make run   - the API on 127.0.0.1:8000 with Celery workers (bots, pushes) and beat
+#              (Ctrl-C stops all); HOST=0.0.0.0 for every interface, PORT=8100 for another
 # make test  - the test suite in TEST_WORKERS processes (2; 0 for one); pytest options
 #              with ARGS="-k health -x"
 # make lint  - ruff lint and format check
@@ -9,6 +10,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements.stamp
 ARGS   ?=
+HOST   ?= 127.0.0.1
 PORT   ?= 8000
 TEST_WORKERS ?= 2
 
@@ -24,7 +26,7 @@ venv: $(STAMP)
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) scripts/run_all.py --port $(PORT)
+	$(PY) scripts/run_all.py --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_WORKERS) $(ARGS)

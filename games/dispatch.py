@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 BOT_TURN = "games.bot_turn"
 TURN_TIMEOUT = "games.turn_timeout"
 SWEEP = "games.sweep_overdue"
+HEARTBEAT = "games.heartbeat"
 PAUSE_EXPIRY = "games.pause_expired"
 MATCH_BOTS = "games.quick_match_bots"
 PURGE_IDEMPOTENCY = "games.purge_idempotency_records"

@@ -9,7 +9,7 @@ hand included); seats record who sits where. Nothing here changes a game: that i
 from __future__ import annotations
 
 import uuid
-from typing import Final, TypedDict
+from typing import Final, NotRequired, TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -24,6 +24,9 @@ class SeatedPlayer(TypedDict):
 
     id: str
     name: str
+    # Kept since tags were shown (`players.models.player_tag`); older games' seats
+    # have none.
+    tag: NotRequired[str]
 
 
 class SeatingEntry(TypedDict):
@@ -34,10 +37,15 @@ class SeatingEntry(TypedDict):
     bot: str | None
 
 
+def player_ref(player: Player) -> SeatedPlayer:
+    """A player as others read them: id, name and tag."""
+    return {"id": str(player.pk), "name": player.name, "tag": player.tag}
+
+
 def seating_entry(player: Player | None, bot: str | None) -> SeatingEntry:
     """One seat of `Game.seating`."""
     return {
-        "player": None if player is None else {"id": str(player.pk), "name": player.name},
+        "player": None if player is None else player_ref(player),
         "bot": bot,
     }
 
@@ -382,6 +390,8 @@ class Heartbeat(models.Model):
     is alive)."""
 
     SWEEP = "sweep_overdue"
+    # Followed by a Celery queue's name: when a worker last ran that queue's heartbeat.
+    QUEUE = "queue:"
 
     name = models.CharField(max_length=64, primary_key=True)
     at = models.DateTimeField()

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -40,6 +40,7 @@ from games.engine import GameState
 from games.engine.cards import CARDS
 from games.models import Event, Game, GameStatus
 from players import push
+from players.models import player_tag
 from unoservice import presence
 
 # Turns at least this long get a reminder when a quarter of their time is left.
@@ -215,7 +216,7 @@ def _news(game: Game, events: Sequence[Event]) -> Iterator[push.Notification]:
             new_game = str(event.data.get("game"))
             for player_id in game.human_player_ids():
                 if player_id != by.get("id"):
-                    text = f"{by.get('name', 'A player')} wants a rematch"
+                    text = f"{_tagged(by) if by.get('name') else 'A player'} wants a rematch"
                     extra = {"rematch": new_game, "by": by}
                     rematch = game_path(new_game)
                     yield _note(
@@ -381,8 +382,14 @@ def _name_at(game: Game, seat: object) -> str:
         return "Someone"
     entry = game.seating[seat]
     if entry["player"]:
-        return str(entry["player"]["name"])
+        return _tagged(entry["player"])
     return f"Bot {entry['bot']}" if entry["bot"] else "Someone"
+
+
+def _tagged(player: Mapping[str, Any]) -> str:
+    # A push text stands alone, with no table beside it to tell two Anns apart: the
+    # tag goes with the name, as in the leaderboard.
+    return f"{player['name']}#{player_tag(player['id'])}"
 
 
 def _others(game: Game, player_id: str) -> str:

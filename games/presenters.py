@@ -14,7 +14,7 @@ from typing import Any
 
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
-from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry
+from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry, player_ref
 from games.ratings import rules
 from players.models import Player
 from unoservice.presence import Presence
@@ -34,7 +34,7 @@ _IDLE_SEAT = {"card_count": 0, "score": 0, "said_uno": False, "timeouts": 0}
 
 
 def player_json(player: Player | None) -> SeatedPlayer | None:
-    return None if player is None else {"id": str(player.pk), "name": player.name}
+    return None if player is None else player_ref(player)
 
 
 def host_json(game: Game) -> SeatedPlayer | None:

@@ -328,6 +328,16 @@ def overdue_quick_matches(now: dt.datetime, *, limit: int = 200) -> list[tuple[u
     return list(rows.order_by("bots_at").values_list("id", "version")[:limit])
 
 
+def queue_heartbeat_ages(now: dt.datetime) -> dict[str, float]:
+    """Seconds since each queue's heartbeat last ran, by queue (those that never ran
+    are missing)."""
+    rows = Heartbeat.objects.filter(name__startswith=Heartbeat.QUEUE).values_list("name", "at")
+    return {
+        name.removeprefix(Heartbeat.QUEUE): max(0.0, (now - at).total_seconds())
+        for name, at in rows
+    }
+
+
 def last_sweep_age(now: dt.datetime) -> float | None:
     """Seconds since the sweeper last ran (beat sends it), or None if it never did."""
     at = Heartbeat.objects.filter(name=Heartbeat.SWEEP).values_list("at", flat=True).first()

@@ -15,7 +15,6 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, notifications, services
-from games.live import tickets
 from unoservice import metrics
 from unoservice.idempotency.http import purge_expired
 
@@ -86,6 +85,12 @@ def sweep_overdue() -> dict[str, int]:
     return swept._asdict()
 
 
+@shared_task(name=dispatch.HEARTBEAT)
+def heartbeat(queue: str) -> None:
+    """Say that a worker runs `queue`'s tasks (beat sends one into each queue)."""
+    services.queue_heartbeat(queue=queue)
+
+
 @shared_task(name=dispatch.PURGE_IDEMPOTENCY)
 def purge_idempotency_records() -> int:
     """Drop the idempotency records past their 24 hours (beat runs this hourly)."""
@@ -95,4 +100,4 @@ def purge_idempotency_records() -> int:
 @shared_task(name=dispatch.PURGE_STREAM_TICKETS)
 def purge_stream_tickets() -> int:
     """Drop the expired stream tickets (beat runs this hourly)."""
-    return tickets.stream_tickets_purge()
+    return services.stream_tickets_purge()

@@ -1,4 +1,4 @@
-"""``POST /players`` (a guest account), ``GET /players/me``, ``POST /players/me/token``
+"""``POST /players`` (a guest account), ``GET``/``PATCH /players/me``, ``POST /players/me/token``
 (a new token) and the leaderboard."""
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from rest_framework.views import APIView
 from players import openapi_text as text
 from players import services, standings
 from players.auth import current_player
-from players.models import Player, Rating
+from players.models import Player, Rating, player_tag
 from players.push import preferences
 from players.serializers import (
     PAGE_PARAMETER,
     LeaderboardEntryOut,
+    PlayerChangeIn,
     PlayerCreatedOut,
     PlayerCreateIn,
     PlayerMeOut,
@@ -91,6 +92,20 @@ class PlayerMeView(APIView):
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))
 
+    @extend_schema(
+        **text.RENAME,
+        request=PlayerChangeIn,
+        responses={200: PlayerMeOut, **error_responses(400, 401, 415, 429)},
+        parameters=COMMON_HEADERS,
+    )
+    def patch(self, request: Request) -> Response:
+        body = PlayerChangeIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = current_player(request)
+        if "name" in body.validated_data:
+            player = services.player_rename(player_id=player.pk, name=body.validated_data["name"])
+        return Response(player_me_json(player))
+
 
 class PlayerTokenView(APIView):
     @extend_schema(
@@ -104,7 +119,9 @@ class PlayerTokenView(APIView):
     )
     def post(self, request: Request) -> Response:
         def replace() -> Response:
-            player, token = services.player_new_token(player_id=current_player(request).pk)
+            player, token = services.player_new_token(
+                player_id=current_player(request).pk, replacing=str(request.auth)
+            )
             return Response({"id": str(player.pk), "name": player.name, "token": token})
 
         # The answer holds the new token, which is never stored.
@@ -134,7 +151,12 @@ class LeaderboardView(generics.ListAPIView):  # type: ignore[type-arg]
         results = [
             {
                 "rank": rank,
-                "player": {"id": row.key, "name": standings.display_name(row), "bot": row.bot},
+                "player": {
+                    "id": row.key,
+                    "name": standings.display_name(row),
+                    "tag": None if row.bot else player_tag(row.key),
+                    "bot": row.bot,
+                },
                 "rating": standings.rating_data(row),
             }
             for row, rank in zip(rows, standings.ranks(rows, first), strict=True)

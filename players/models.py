@@ -14,6 +14,20 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# Crockford's base32: no I, L, O or U to misread.
+TAG_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+TAG_LENGTH = 4
+
+
+def player_tag(player_id: uuid.UUID | str) -> str:
+    """The short tag shown with a player's name where others read it (``Ann#K7MQ``),
+    so that two players of one name can be told apart: the first 20 bits of their
+    id, which are random, in `TAG_ALPHABET`. Stable, and shared by two players in a
+    million."""
+    bits = uuid.UUID(str(player_id)).int >> (128 - 5 * TAG_LENGTH)
+    return "".join(TAG_ALPHABET[(bits >> 5 * shift) & 31] for shift in reversed(range(TAG_LENGTH)))
+
+
 class Player(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=32)
@@ -45,6 +59,10 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.id})"
+
+    @property
+    def tag(self) -> str:
+        return player_tag(self.pk)
 
     # DRF treats the authenticated principal as a user: these make a Player one.
     @property

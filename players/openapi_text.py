@@ -27,6 +27,15 @@ WHO_AM_I = Described(
     "the leaderboard.",
 )
 
+RENAME = Described(
+    summary="Change my name",
+    description='A body of {"name": ...} (leave it out and nothing changes): the '
+    "caller is known by the new name from now on: in games they join "
+    "and on the leaderboard (seats already taken keep the name they were taken with). "
+    "The same rules as at sign-up: 1-32 printable characters, not mixing scripts with "
+    "letters that look alike. Others tell players of one name apart by their tags.",
+)
+
 NEW_TOKEN = Described(
     summary="Sign out everywhere: a new token",
     description="Replaces the caller's token with a new one, answered once (only a "
@@ -34,9 +43,15 @@ NEW_TOKEN = Described(
     "401, its unused stream tickets are refused, and the streams opened with it or "
     "with its tickets end within a moment, on every server. No body. The answer is "
     "never kept for an Idempotency-Key (it holds a credential): a retry with the "
-    "same key, sent with the old token, is 401.",
+    "same key, sent with the old token, is 401. Of requests sent with one token at "
+    "once, exactly one replaces it (200); the others are 401 not_authenticated, as "
+    "the token they name was replaced.",
 )
-NEW_TOKEN_ERRORS = {400: "invalid_request: a malformed Idempotency-Key"}
+NEW_TOKEN_ERRORS = {
+    400: "invalid_request: a malformed Idempotency-Key",
+    401: "not_authenticated: the token is unknown, or was replaced by a request for a "
+    "new token sent with it at the same time",
+}
 
 LEADERBOARD = Described(
     summary="The leaderboard",

@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
 from players import services, standings
+from players.models import TAG_ALPHABET, TAG_LENGTH
 from players.push.serializers import NotificationSettingsOut
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.schema import trimmed_text_pattern
@@ -21,7 +22,9 @@ from unoservice.schema import trimmed_text_pattern
         "pattern": trimmed_text_pattern(services.MAX_NAME_LENGTH),
         "description": f"1-{services.MAX_NAME_LENGTH} printable characters (as Python's "
         "str.isprintable: no control, format, private-use, unassigned or separator "
-        "characters but the plain space) once the whitespace around them is trimmed off",
+        "characters but the plain space) once the whitespace around them is trimmed off, "
+        "not mixing scripts whose letters look alike (Unicode TR39 confusables: a Cyrillic "
+        "\u0410 among Latin letters is refused; digits, punctuation and emoji go with any script)",
     }
 )
 class PlayerNameField(StrictCharField):
@@ -32,9 +35,27 @@ class PlayerCreateIn(StrictSerializer):
     name = PlayerNameField(max_length=200, trim_whitespace=False)
 
 
+class PlayerChangeIn(StrictSerializer):
+    """What a player may change of themselves; what is left out stays."""
+
+    name = PlayerNameField(max_length=200, trim_whitespace=False, required=False)
+
+
+def tag_field(**options: Any) -> serializers.RegexField:
+    """A player's tag (`players.models.player_tag`), wherever others read their name."""
+    return serializers.RegexField(
+        rf"^[{TAG_ALPHABET}]{{{TAG_LENGTH}}}$",
+        help_text=f"{TAG_LENGTH} characters from the player's id, shown after their name "
+        "(Ann#K7MQ) so that players of one name can be told apart; null for a bot, "
+        "absent from the seats of games from before tags were shown",
+        **options,
+    )
+
+
 class PlayerNameOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField()
+    tag = tag_field(required=False)
 
 
 class PlayerCreatedOut(serializers.Serializer[Any]):
@@ -94,6 +115,7 @@ class PlayerMeOut(serializers.Serializer[Any]):
 class RatedRefOut(serializers.Serializer[Any]):
     id = serializers.CharField(help_text="a player's id, or bot:<strategy>")
     name = serializers.CharField()
+    tag = tag_field(allow_null=True)
     bot = serializers.CharField(allow_null=True, help_text="the strategy, for a bot")
 
 

@@ -7,12 +7,13 @@ import secrets
 import uuid
 from typing import Any
 
+from confusable_homoglyphs import confusables
 from django.db import transaction
 from django.utils import timezone
 
 from players.models import LeaderboardHiding, Player, hash_token
 from players.signals import token_revoked
-from unoservice.errors import InvalidRequest, NotFound, PlayerDisabled
+from unoservice.errors import InvalidRequest, NotAuthenticated, NotFound, PlayerDisabled
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +22,17 @@ MAX_NAME_LENGTH = 32
 MAX_REASON_LENGTH = 200
 
 
+LOOK_ALIKES = (
+    "mixes scripts with letters that look alike (such as a Cyrillic \u0410 among Latin "
+    "letters); write it in one script"
+)
+
+
 def clean_player_name(raw: object) -> str:
-    """1-32 printable characters after trimming."""
+    """1-32 printable characters after trimming, not mixing scripts whose letters
+    look alike (Unicode TR39's confusables: "Ann" spelt with a Cyrillic capital A
+    would pass for another player's). A name in one script passes, with the digits,
+    punctuation and emoji common to every script."""
     if not isinstance(raw, str):
         raise InvalidRequest(
             "name must be a string", details={"fields": {"name": ["not a string"]}}
@@ -33,6 +43,8 @@ def clean_player_name(raw: object) -> str:
             f"name must be 1-{MAX_NAME_LENGTH} printable characters",
             details={"fields": {"name": ["1-32 printable characters after trimming"]}},
         )
+    if confusables.is_dangerous(name):
+        raise InvalidRequest(f"name {LOOK_ALIKES}", details={"fields": {"name": [LOOK_ALIKES]}})
     return name
 
 
@@ -45,6 +57,18 @@ def player_create(*, name: str) -> tuple[Player, str]:
     with transaction.atomic():
         player = Player.objects.create(name=clean_player_name(name), token_hash=hash_token(token))
     return player, token
+
+
+def player_rename(*, player_id: uuid.UUID | str, name: str) -> Player:
+    """The player is known by `name` from now on (`clean_player_name`): in new games
+    and on the leaderboard; the seats of games already under way keep the name they
+    were taken with. Locks the player row."""
+    cleaned = clean_player_name(name)
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_id)
+        player.name = cleaned
+        player.save(update_fields=["name"])
+    return player
 
 
 def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
@@ -64,15 +88,23 @@ def _revoke(player: Player, kept_token_hash: str | None) -> None:
     token_revoked.send(sender=Player, player=player, kept_token_hash=kept_token_hash)
 
 
-def player_new_token(*, player_id: uuid.UUID | str) -> tuple[Player, str]:
-    """Sign the player out everywhere: a new token replaces theirs, which stops
-    working at once, with its tickets and open streams. Returns the player and the new
-    token, shown only this once. Locks the player row."""
+def player_new_token(*, player_id: uuid.UUID | str, replacing: str) -> tuple[Player, str]:
+    """Sign the player out everywhere: a new token replaces `replacing`, the token
+    the request came with, which stops working at once, with its tickets and open
+    streams. Returns the player and the new token, shown only this once. Locks the
+    player row.
+
+    Requests with one token at once (a double click) were all authenticated before
+    the first of them replaced it: under the lock, only the one that finds its token
+    still the player's replaces it; the others are refused as that token is now
+    (`NotAuthenticated`), so no client is handed a token already replaced."""
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_id)
         if player.disabled_at is not None:
             raise PlayerDisabled("this player is disabled")
+        if player.token_hash != hash_token(replacing):
+            raise NotAuthenticated("this token was replaced by a new one")
         player.token_hash = hash_token(token)
         player.save(update_fields=["token_hash"])
         _revoke(player, player.token_hash)

@@ -1,16 +1,21 @@
-"""Run the API, a Celery worker and Celery beat together in the foreground.
+"""Run the API, a Celery worker, the push queue's worker and Celery beat together in
+the foreground.
 
 Each runs in a session (and process group) of its own, with its output prefixed by
-its name. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops all three, and so does the
+its name. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops all four, and so does the
 runner's output going away (``run_all.py | head``: the reader exited). Each leader
 is asked to stop with SIGTERM; whatever still runs after ``GRACE_SECONDS`` is
 killed, process group and all, and a second signal kills at once. When one of the
-three exits on its own, the others are stopped too and the runner exits with its
+four exits on its own, the others are stopped too and the runner exits with its
 code (128 + the signal that killed it; 1 for a clean exit).
 Either way nothing is left behind: once a leader has exited, what is left of its
 group (children it abandoned) is killed.
 
-    .venv/bin/python scripts/run_all.py [--port 8000]
+    .venv/bin/python scripts/run_all.py [--host 127.0.0.1] [--port 8000]
+
+The API listens on 127.0.0.1 unless ``--host`` or the environment's ``HOST`` names
+another address: with DEBUG on (the development default) Django's debug pages list
+every URL pattern, which the local network need not read.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_HOST = "127.0.0.1"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# How long the three get to stop on their own (the API gives open streams 3 s, a
+# How long the four get to stop on their own (the API gives open streams 3 s, a
 # worker finishes the task in hand) before their process groups are killed, so that
 # a stop takes less than 10 s in all.
 GRACE_SECONDS = 6.0
@@ -42,7 +48,7 @@ READER_GONE = select.POLLERR | select.POLLHUP | select.POLLNVAL
 
 
 class Output:
-    """The runner's standard output, shared by the relays of the three.
+    """The runner's standard output, shared by the relays of the four.
 
     Once nobody reads it (a pipe whose reader exited: writes fail with EPIPE, and
     it polls as an error even before anything is written), it is pointed at
@@ -120,7 +126,7 @@ class Child:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             # A session of its own: the terminal's Ctrl-C and hang-up reach only the
-            # runner, which stops the three in order; and one process group holds
+            # runner, which stops the four in order; and one process group holds
             # the child's own children (the server's workers, Celery's pool), so
             # that one kill reaches them all.
             start_new_session=True,
@@ -178,7 +184,7 @@ class Child:
             send(self.process.pid, signum)
 
 
-def children(port: int) -> list[Child]:
+def children(host: str, port: int) -> list[Child]:
     python = sys.executable
     celery = [python, "-m", "celery", "-A", "unoservice"]
     # Warnings and errors only from the worker and beat: at INFO they print two lines
@@ -191,14 +197,19 @@ def children(port: int) -> list[Child]:
                 "-m",
                 "unoservice.serve",
                 "--host",
-                "0.0.0.0",
+                host,
                 "--port",
                 str(port),
                 "--workers",
                 "1",
             ],
         ),
-        Child("worker", [*celery, "worker", "--loglevel=WARNING"]),
+        Child("worker", [*celery, "worker", "--loglevel=WARNING", "-Q", "celery"]),
+        # Pushes wait on services outside: a worker of their own (docs/operations.md).
+        Child(
+            "push-worker",
+            [*celery, "worker", "--loglevel=WARNING", "-Q", "push", "-n", "push@%h"],
+        ),
         Child("beat", [*celery, "beat", "--loglevel=WARNING"]),
     ]
 
@@ -271,9 +282,14 @@ def stop(procs: Sequence[Child], reasons: list[str], output: Output) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("HOST") or DEFAULT_HOST,
+        help=f"the API's address (default: HOST, else {DEFAULT_HOST}; 0.0.0.0 for every interface)",
+    )
     parser.add_argument("--port", type=int, default=8000, help="API port (default 8000)")
     args = parser.parse_args(argv)
-    return run(children(args.port))
+    return run(children(args.host, args.port))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ checks ``Authorization: Bearer <that token>`` and records the message. It can be
 told to answer the next sends otherwise: `unregistered()` is FCM's 404
 UNREGISTERED.
 
-Use the `fcm_service` fixture: it configures FCM_CREDENTIALS_FILE and FCM_ENDPOINT.
+Use the `fcm_service` fixture: it configures FCM_CREDENTIALS_FILE and FCM_ENDPOINT,
+and PUSH_ALLOW_HTTP, which lets push requests reach it on loopback.
 """
 
 from __future__ import annotations
@@ -204,6 +205,8 @@ def fcm_service(
         settings,
         FCM_CREDENTIALS_FILE=str(service.credentials_file(tmp_path)),
         FCM_ENDPOINT=service.endpoint,
+        # The fake listens on loopback, which push requests reach only so.
+        PUSH_ALLOW_HTTP=True,
     )
     yield service
     service.stop()

@@ -74,7 +74,7 @@ class Client:
         timeout: float = 60.0,
     ) -> Answer:
         """One request on a fresh connection from this client's address; `path` is
-        under /api/v1 unless it is /healthz or starts with /api/. A stream that
+        under /api/v1 unless it is /healthz, /livez or starts with /api/. A stream that
         opens is not read: its answer has no body."""
         sent = {"Accept": "application/json", **(headers or {})}
         if self.token is not None:
@@ -87,7 +87,7 @@ class Client:
             "127.0.0.1", self.port, timeout=timeout, source_address=(self.address, 0)
         )
         try:
-            url = path if path.startswith(("/api/", "/healthz")) else API + path
+            url = path if path.startswith(("/api/", "/healthz", "/livez")) else API + path
             connection.request(method, url, body=data, headers=sent)
             response = connection.getresponse()
             answer_headers = {name.lower(): value for name, value in response.getheaders()}

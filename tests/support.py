@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,9 +26,10 @@ SETTINGS_MODULE = "unoservice.settings"
 # -- server processes --------------------------------------------------------------
 
 
-def celery_worker(hostname: str) -> list[str]:
-    """The command of a Celery worker of the service named `hostname`: two pool
-    processes, and no gossip or mingle, as there are no other workers to meet."""
+def celery_worker(hostname: str, queues: Sequence[str] = ("celery", "push")) -> list[str]:
+    """The command of a Celery worker of the service named `hostname` consuming
+    `queues`: two pool processes, and no gossip or mingle, as there are no other
+    workers to meet."""
     return [
         *_celery(),
         "worker",
@@ -38,6 +39,8 @@ def celery_worker(hostname: str) -> list[str]:
         "--without-mingle",
         "--hostname",
         hostname,
+        "-Q",
+        ",".join(queues),
     ]
 
 

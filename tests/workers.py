@@ -58,14 +58,18 @@ class CeleryProcesses:
         self.processes[name] = spawn(argv, log=log, env=self.env)
 
     def start_worker(self) -> None:
-        self._spawn("worker", celery_worker(f"test-{uuid.uuid4().hex[:8]}@%h"))
+        """The worker of bots, timers and sweeps, and the push queue's own, as
+        deployed."""
+        name = uuid.uuid4().hex[:8]
+        self._spawn("worker", celery_worker(f"test-{name}@%h", queues=["celery"]))
+        self._spawn("push-worker", celery_worker(f"push-{name}@%h", queues=["push"]))
 
     def start_beat(self) -> None:
         schedule = self.folder / f"beat-schedule-{self.started}"
         self._spawn("beat", celery_beat(schedule))
 
-    def kill_worker(self) -> None:
-        process = self.processes.pop("worker")
+    def kill_worker(self, name: str = "worker") -> None:
+        process = self.processes.pop(name)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
 

@@ -2,8 +2,9 @@
 
 Their scripts and styles are the service's own static files (drf-spectacular's
 sidecar), and a Content-Security-Policy (`unoservice.security`) lets the pages load
-nothing from anywhere else: ReDoc's bundle would fetch a logo from its CDN, and
-Swagger UI asks an outside validator for a badge, on every visit.
+nothing from anywhere else (ReDoc's bundle would fetch a logo from its CDN, and
+Swagger UI asks an outside validator for a badge, on every visit) and run no inline
+script: the templates in games/templates/api_docs start them without one.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class _SameOriginOnly:
 
 
 class SwaggerDocsView(_SameOriginOnly, SpectacularSwaggerView):
-    pass
+    template_name = "api_docs/swagger_ui.html"
 
 
 class RedocDocsView(_SameOriginOnly, SpectacularRedocView):

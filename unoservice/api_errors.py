@@ -45,16 +45,20 @@ from unoservice.throttling import refused_unauthenticated
 logger = logging.getLogger(__name__)
 
 
-async def send_error(send: Send, error: ServiceError, *, close: bool = False) -> None:
+async def send_error(
+    send: Send, error: ServiceError, *, close: bool = False, headers: dict[str, str] | None = None
+) -> None:
     """Answer `error` over ASGI, for what is served outside Django; with `close`, the
-    connection closes after it (the request's body is left unread)."""
+    connection closes after it (the request's body is left unread); `headers` add to
+    the answer's own."""
     answered = answer(error)
-    headers = [(b"content-type", b"application/json")]
+    sent = [(b"content-type", b"application/json")]
     if close:
-        headers.append((b"connection", b"close"))
-    headers += [(name.lower().encode(), value.encode()) for name, value in answered.headers.items()]
+        sent.append((b"connection", b"close"))
+    extra = {**answered.headers, **(headers or {})}
+    sent += [(name.lower().encode(), value.encode()) for name, value in extra.items()]
     body = json.dumps(answered.body).encode()
-    await send({"type": "http.response.start", "status": answered.status, "headers": headers})
+    await send({"type": "http.response.start", "status": answered.status, "headers": sent})
     await send({"type": "http.response.body", "body": body})
 
 

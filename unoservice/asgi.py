@@ -7,7 +7,8 @@ Every other request goes to Django's WSGI application on a pool of threads
 WSGI server would. Quick-match requests have a pool of their own: they wait for
 each other by design (`games.combining` serves those that arrive together as one
 batch), and the more of them wait together, the fewer batches a crowd takes; in
-their own pool they never hold up a move.
+their own pool they never hold up a move. The balancer's liveness check (`/livez`,
+`unoservice.liveness`) is answered here too, never queued behind a thread.
 
     python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2
 """
@@ -30,10 +31,10 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
 from games.live import hub, lobby, sse  # noqa: E402
-from unoservice import cors, metrics, shedding  # noqa: E402
+from unoservice import cors, liveness, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
 from unoservice.asgi_types import Message, Receive, Scope, Send  # noqa: E402
-from unoservice.client_address import address_in  # noqa: E402
+from unoservice.client_address import group_in  # noqa: E402
 from unoservice.errors import (  # noqa: E402
     InternalError,
     InvalidRequest,
@@ -83,6 +84,13 @@ PREFLIGHT_ROUTE = "preflight"
 async def _application(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
+        return
+    if scope["type"] == "http" and scope["path"] == liveness.LIVENESS_PATH:
+        name_exchange(scope, route=liveness.ROUTE)
+        if not _host_allowed(scope):
+            await send_error(send, InvalidRequest(WRONG_HOST))
+            return
+        await liveness.answer(scope, send, api)
         return
     if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
         path = scope["path"]
@@ -148,7 +156,7 @@ def _refused_again(scope: Scope) -> int | None:
     meta = {"REMOTE_ADDR": client[0]}
     if forwarded is not None:
         meta["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin1")
-    address = address_in(meta)
+    address = group_in(meta)
     if path == HEALTH_PATH:
         return shedding.addresses.seconds_left(HealthRateThrottle.key_for(address))
     if shedding.header(scope, b"cookie") is not None or b"ticket=" in scope["query_string"]:

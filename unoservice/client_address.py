@@ -1,10 +1,14 @@
-"""The client address that per-address limits count by, for code outside DRF.
+"""The client address, and the group of addresses that per-address limits count by.
 
-DRF's throttles find it from ``REST_FRAMEWORK["NUM_PROXIES"]``; the admin's login
-lockout (django-axes) calls `client_address`; the limit of wrong invite codes per
-address, the caps on open streams and the refusals the ASGI layer repeats call
-`address_in` (they count where there is no Django request too): all apply the same
-rule to the ``NUM_PROXIES`` setting, so all count a client under the same address.
+`address_in` finds the address a request came from, by the ``NUM_PROXIES`` setting
+(DRF's own rule); `address_group` decides what it counts as: an IPv4 address
+itself, an IPv6 address its /64 network, which one host (one home, one server)
+usually holds whole and can spread its requests over. Every per-address count goes
+through `group_in` (or `client_group` for a Django request): the API's anonymous
+rate limits (sign-ups), the wrong invite codes, the caps on open streams and the
+refusals the ASGI layer repeats, the idempotency keys of requests without a token,
+and the admin's login lockout (django-axes, `client_group_address`). The cap on
+connections per peer (`unoservice.connections`) groups its peer the same way.
 """
 
 from __future__ import annotations
@@ -39,6 +43,29 @@ def address_in(meta: Mapping[str, Any]) -> str:
         return str(remote_addr)
     entries = str(forwarded).split(",")
     return entries[-min(num_proxies, len(entries))].strip()
+
+
+def group_in(meta: Mapping[str, Any]) -> str:
+    """The group (`address_group`) of the client address of a request with these
+    WSGI variables: what its per-address limits count by."""
+    return address_group(address_in(meta))
+
+
+def client_group(request: HttpRequest) -> str:
+    """The group of the address that sent `request` (`group_in`)."""
+    return group_in(request.META)
+
+
+def client_group_address(request: HttpRequest) -> str:
+    """One address standing for the group of `request`'s client: the address itself
+    for IPv4, the first address of its /64 for IPv6. For django-axes, which stores
+    and compares the addresses it locks in an IP address column, where a network does
+    not fit."""
+    group = client_group(request)
+    try:
+        return str(ipaddress.ip_network(group).network_address)
+    except ValueError:
+        return group
 
 
 def address_group(address: str) -> str:

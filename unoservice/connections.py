@@ -14,7 +14,8 @@ that protocol with the bounds the server needs to be safe without a proxy in fro
   uvicorn's keep-alive timeout);
 - a process holds at most ``MAX_CONNECTIONS`` connections, fewer when its open-file
   limit is lower (`connection_cap`), and, with no proxy in front, at most
-  ``MAX_CONNECTIONS_PER_ADDRESS`` from one peer: past either, a new connection is
+  ``MAX_CONNECTIONS_PER_ADDRESS`` from one peer address (an IPv6 peer counted with
+  the rest of its /64, as every per-address limit counts it): past either, a new connection is
   answered 503 `service_unavailable` and closed at once, so the process never runs
   out of file descriptors for its database, its broker and everyone else's requests;
 - a request the parser rejects is answered 400 in the API's error shape, where
@@ -46,6 +47,7 @@ from django.conf import settings
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from unoservice import cors, metrics
+from unoservice.client_address import address_group
 from unoservice.errors import (
     HeadersTooLarge,
     InvalidRequest,
@@ -65,8 +67,8 @@ _REQUEST_LINE_FRAME = 32
 _RESERVED_FILES = 1024
 RETRY_AFTER_SECONDS = 1
 
-# Open connections per peer address in this process (only counted with no proxy in
-# front: behind one, every connection comes from the proxy).
+# Open connections per peer address group in this process (only counted with no
+# proxy in front: behind one, every connection comes from the proxy).
 _per_address: Counter[str] = Counter()
 
 
@@ -131,7 +133,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         per_address = int(settings.MAX_CONNECTIONS_PER_ADDRESS)
         if per_address > 0 and int(settings.NUM_PROXIES) == 0 and self.client is not None:
-            self._peer = self.client[0]
+            self._peer = address_group(self.client[0])
             _per_address[self._peer] += 1
             if _per_address[self._peer] > per_address:
                 self._refuse(

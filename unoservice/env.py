@@ -112,6 +112,17 @@ def check_secret_key(secret_key: str, *, debug: bool, dev_default: str) -> None:
         )
 
 
+def check_push_allow_http(allow: bool, *, debug: bool, confirmed: bool) -> bool:
+    """PUSH_ALLOW_HTTP lets push requests reach loopback addresses: refused with DEBUG
+    off unless PUSH_ALLOW_HTTP_WITHOUT_DEBUG confirms it (test servers run so)."""
+    if allow and not debug and not confirmed:
+        raise ImproperlyConfigured(
+            "PUSH_ALLOW_HTTP is for development and tests: with DEBUG false it also needs "
+            "PUSH_ALLOW_HTTP_WITHOUT_DEBUG=true"
+        )
+    return allow
+
+
 def https_settings(enabled: bool, hsts_seconds: int) -> dict[str, Any]:
     """Django's HTTPS settings, all on when the service is reached over HTTPS.
 
@@ -274,9 +285,9 @@ def broker_config(
 # named, not imported, so that reading the settings imports no broker code.
 FILESYSTEM_TRANSPORT = "unoservice.broker:Transport"
 
-# The exchanges Celery uses: its default queue's, and the control broadcast and its
-# replies (pings, inspect).
-FILESYSTEM_EXCHANGES = ("celery", "celery.pidbox", "reply.celery.pidbox")
+# The exchanges Celery uses: its default queue's, the push queue's, and the control
+# broadcast and its replies (pings, inspect).
+FILESYSTEM_EXCHANGES = ("celery", "push", "celery.pidbox", "reply.celery.pidbox")
 
 
 def seed_exchange_tables(control_folder: Path) -> None:
@@ -303,10 +314,14 @@ def seed_exchange_tables(control_folder: Path) -> None:
             draft.unlink()
 
 
+# Django's cache without CACHE_URL: memory of each process.
+LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+
+
 def cache_config(url: str | None) -> dict[str, Any]:
     """Django's cache: Redis at `url` (redis://...), else memory local to the process."""
     if not url:
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        return {"BACKEND": LOCAL_CACHE}
     if not url.startswith(("redis://", "rediss://")):
         raise ImproperlyConfigured(f"CACHE_URL={url!r} must be a redis:// URL")
     return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}

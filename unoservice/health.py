@@ -1,11 +1,15 @@
-"""``GET /healthz``: can this process reach its database and its Celery broker, and
-are a worker and beat running?
+"""``GET /healthz``: can this process reach its database and its Celery broker, are a
+worker and beat running, and is each queue's work being done?
 
 The database and the broker are this process's own needs: without either it cannot
 serve, and the answer is 503. A worker that does not answer a ping, or beat whose
 last sweep is too old, leaves the API serving with bots and turn timers late: the
 answer is 200 with ``"status": "degraded"``. So does a read replica out of reach
 (only reported when one is configured): its reads go to the primary meanwhile.
+A worker answering a ping says nothing of the queue a stuck or absent worker should
+consume: beat sends each queue (SERVICE_QUEUES) a heartbeat task every
+QUEUE_HEARTBEAT_SECONDS, and a queue whose last one ran longer ago than
+`QUEUE_STALE_HEARTBEATS` intervals is ``down`` (degraded too).
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ WORKER_CACHE_KEY = "healthz:worker"
 # Beat sends the sweep every TURN_SWEEP_SECONDS; one dropped because the workers
 # were busy (it expires after one interval) is no outage, several in a row are.
 BEAT_STALE_SWEEPS = 5
+# A queue's heartbeat waits behind the tasks before it (a push takes up to
+# PUSH_TIMEOUT_SECONDS): several missed in a row mean nobody consumes it.
+QUEUE_STALE_HEARTBEATS = 5
 
 OK, ERROR, DOWN, UNKNOWN = "ok", "error", "down", "unknown"
 DEGRADED, UNAVAILABLE = "degraded", "unavailable"
@@ -148,6 +155,21 @@ def beat_state() -> tuple[str, float | None]:
     return (OK if age <= beat_stale_after() else DOWN), round(age, 1)
 
 
+def queue_stale_after() -> float:
+    """Seconds without a queue's heartbeat after which it counts as not consumed."""
+    return QUEUE_STALE_HEARTBEATS * float(settings.QUEUE_HEARTBEAT_SECONDS)
+
+
+def queue_states() -> dict[str, str]:
+    """Each queue ``ok`` when its last heartbeat ran recently, else ``down``."""
+    ages = import_string(settings.HEALTH_QUEUE_AGES)(timezone.now())
+    limit = queue_stale_after()
+    return {
+        queue: OK if ages.get(queue, limit + 1) <= limit else DOWN
+        for queue in settings.SERVICE_QUEUES
+    }
+
+
 class _Answer:
     """The last answer of this process, given again for `ANSWER_SECONDS`: probes and
     floods alike cost one round of checks (a broker connection among them) a second,
@@ -189,9 +211,11 @@ def checked() -> tuple[int, dict[str, Any]]:
     # either down, the worker or beat cannot be told.
     body["worker"] = worker_state() if body["broker"] == OK else UNKNOWN
     body["beat"], body["last_sweep_age_seconds"] = UNKNOWN, None
+    body["queues"] = dict.fromkeys(settings.SERVICE_QUEUES, UNKNOWN)
     if body["database"] == OK:
         try:
             body["beat"], body["last_sweep_age_seconds"] = beat_state()
+            body["queues"] = queue_states()
         except Exception:
             logger.exception("health check failed: beat")
     if replica.configured():
@@ -205,7 +229,12 @@ def checked() -> tuple[int, dict[str, Any]]:
             )
         )
         return unavailable.status, {"status": UNAVAILABLE, **body, **unavailable.body}
-    late = body["worker"] != OK or body["beat"] != OK or body.get("replica", OK) != OK
+    late = (
+        body["worker"] != OK
+        or body["beat"] != OK
+        or body.get("replica", OK) != OK
+        or any(state != OK for state in body["queues"].values())
+    )
     return 200, {"status": DEGRADED if late else OK, **body}
 
 
@@ -220,17 +249,28 @@ _BEAT_HELP = (
 )
 
 
+_QUEUES_HELP = (
+    "each queue's state by name (celery: bots, timers, sweeps; push: notifications): "
+    "ok: a worker ran its heartbeat (beat sends one every QUEUE_HEARTBEAT_SECONDS, 5 s "
+    "by default) within 5 intervals; down: longer ago or never (no worker consumes it, "
+    "or its workers are stuck); unknown: the database is down"
+)
+
+
 class HealthOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(
         choices=STATUSES,
         help_text="ok: all is well; degraded (200): the API serves, but the worker, "
-        "beat or the read replica is down; unavailable (503): the database or the "
+        "beat, a queue or the read replica is down; unavailable (503): the database or the "
         "broker is down",
     )
     database = serializers.ChoiceField(choices=CHECK_STATES)
     broker = serializers.ChoiceField(choices=CHECK_STATES)
     worker = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_WORKER_HELP)
     beat = serializers.ChoiceField(choices=PROCESS_STATES, help_text=_BEAT_HELP)
+    queues = serializers.DictField(
+        child=serializers.ChoiceField(choices=PROCESS_STATES), help_text=_QUEUES_HELP
+    )
     replica = serializers.ChoiceField(
         choices=CHECK_STATES,
         required=False,
@@ -265,15 +305,16 @@ class HealthView(APIView):
         description="For load balancers and probes, outside /api/v1: no token and no "
         "rate limit; GET and HEAD only. The database and the broker are needed to "
         "serve: either down is a 503 naming the part that fails. A worker or beat "
-        "down leaves the API serving, with bots and turn timers late: 200 with "
-        "`status` `degraded`; so does a read replica down (its reads go to the "
-        "primary).",
+        "down, or a queue whose tasks nobody runs, leaves the API serving, with bots, "
+        "turn timers or notifications late: 200 with `status` `degraded`; so does a "
+        "read replica down (its reads go to the primary).",
         tags=["health"],
         auth=[],
         responses={
             200: OpenApiResponse(
                 response=HealthOut,
-                description="ok, or degraded: the worker, beat or the read replica is down",
+                description="ok, or degraded: the worker, beat, a queue or the read replica "
+                "is down",
             ),
             503: OpenApiResponse(
                 response=HealthUnavailableOut,

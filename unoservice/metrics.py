@@ -68,12 +68,14 @@ DELAY_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60)
 
 REQUESTS = Counter(
     "uno_http_requests",
-    "HTTP requests answered, by route (the URL pattern), method and status.",
+    "HTTP requests, by route (the URL pattern), method and status "
+    "(499: the client went before its answer was complete).",
     ["route", "method", "status"],
 )
 REQUEST_SECONDS = Histogram(
     "uno_http_request_duration_seconds",
-    "Time from a request's arrival to its answer's start (for a stream: to its opening).",
+    "Time from a request's arrival to its answer's start (for a stream: to its opening; "
+    "none for a client that went before any answer).",
     ["route", "method"],
     buckets=LATENCY_BUCKETS,
 )

@@ -6,7 +6,10 @@ A request is observed once, by whoever sees all of it:
 - Under the server (`unoservice.asgi`), `ObservedASGI` wraps the whole application:
   it times a request from its arrival (waiting for a thread included) to its answer,
   and a stream for as long as it stays open. Django's middleware then only names
-  what it served (the route, the player, the game) on the shared `Exchange`.
+  what it served (the route, the player, the game) on the shared `Exchange`. A
+  client that goes before its answer is complete (the server's ``http.disconnect``
+  reaches whoever waits on it: a long poll, a stream, a body being read, a request
+  on its thread) is logged and counted as 499, nginx's "client closed request".
 - Elsewhere (the test client, a plain WSGI server) the middleware observes alone.
 
 The request id is the client's ``X-Request-ID`` when it is a sane token, else a new
@@ -52,6 +55,10 @@ EXCHANGE_KEY = "uno.exchange"
 # a client cannot make up label values.
 METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
 UNMATCHED = "unmatched"
+# nginx's status for a request whose client closed the connection before the answer
+# was complete: never sent, only logged and counted. A long poll or a stream left by
+# its client (a closed page) is no error of the service's.
+CLIENT_CLOSED_REQUEST = 499
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "request_id", default=None
@@ -80,6 +87,13 @@ class Exchange:
     status: int | None = None
     started: float = field(default_factory=time.perf_counter)
     answered: float | None = None  # when the answer started
+    complete: bool = False  # the answer's last byte was handed to the server
+    client_gone: bool = False  # the client went before that
+
+    def disconnected(self) -> None:
+        """The server says the client went (an ASGI ``http.disconnect``)."""
+        if not self.complete:
+            self.client_gone = True
 
     def answer(self, status: int) -> None:
         if self.answered is None:
@@ -103,11 +117,15 @@ class Exchange:
         """Count the request and write its line."""
         ended = time.perf_counter()
         answered = self.answered if self.answered is not None else ended
-        status = self.status if self.status is not None else 500
+        if self.client_gone:
+            status = CLIENT_CLOSED_REQUEST
+        else:
+            status = self.status if self.status is not None else 500
         route = self.route or UNMATCHED
         method = self.method if self.method in METHODS else "other"
         metrics.REQUESTS.labels(route, method, str(status)).inc()
-        metrics.REQUEST_SECONDS.labels(route, method).observe(answered - self.started)
+        if self.answered is not None or not self.client_gone:  # no answer: no latency
+            metrics.REQUEST_SECONDS.labels(route, method).observe(answered - self.started)
         if requests_log.isEnabledFor(logging.INFO):
             duration_ms = round((ended - self.started) * 1000, 2)
             requests_log.info(
@@ -172,6 +190,12 @@ class ObservedASGI:
         scope[EXCHANGE_KEY] = exchange
         header = (b"x-request-id", exchange.request_id.encode())
 
+        async def observed_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                exchange.disconnected()
+            return message
+
         async def observed_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 exchange.answer(message["status"])
@@ -179,11 +203,13 @@ class ObservedASGI:
                 if not any(name.lower() == b"x-request-id" for name, _ in headers):
                     headers.append(header)
                 message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                exchange.complete = True
             await send(message)
 
         token = request_id_var.set(exchange.request_id)
         try:
-            await self.app(scope, receive, observed_send)
+            await self.app(scope, observed_receive, observed_send)
         finally:
             request_id_var.reset(token)
             exchange.finish()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from kombu.exceptions import ChannelError
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -29,9 +30,9 @@ class QueueCollector(Collector):
             " later: countdowns and ETAs).",
             labels=["queue"],
         )
-        queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)  # the one queue every task goes to
         try:
-            family.add_metric([queue], queue_length(queue))
+            for queue in (settings.CELERY_TASK_DEFAULT_QUEUE, settings.PUSH_QUEUE):
+                family.add_metric([queue], queue_length(queue))
         except Exception:
             log.warning("metrics: the broker did not answer", exc_info=True)
             return
@@ -42,5 +43,8 @@ def queue_length(queue: str) -> int:
     with app.connection_for_read() as connection:
         connection.ensure_connection(max_retries=1, timeout=2)
         channel: Any = connection.default_channel  # kombu's virtual channel
-        declared = channel.queue_declare(queue=queue, passive=True)
+        try:
+            declared = channel.queue_declare(queue=queue, passive=True)
+        except ChannelError:
+            return 0  # nothing was ever sent to it
         return int(declared.message_count)

@@ -2,8 +2,11 @@
 
 Each page loads only the service's own files. The admin runs no inline script (its
 own pages' scripts are static files: games/admin/*.js); inline styles remain, in
-Django's templates and the service's. The API docs pages (`unoservice.api_docs`) set
-up Swagger UI and ReDoc inline, and ReDoc searches in a worker it starts from a blob.
+Django's templates and the service's. The API docs pages (`unoservice.api_docs`) run
+no inline script either (Swagger UI is started by a static file, ReDoc by its
+element's attribute): their origin is the web client's, which keeps its token where
+any script of the origin could read it. ReDoc searches in a worker it starts from a
+blob.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ ADMIN_POLICY = (
     f"img-src 'self' data:; connect-src 'self'; form-action 'self'; {_COMMON}"
 )
 DOCS_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; "
     f"{_COMMON}"
 )

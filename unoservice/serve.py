@@ -8,6 +8,11 @@ listener and thousands of streams), each running uvicorn with the ASGI applicati
 of `unoservice.asgi`: streams and waiting long polls as coroutines, the REST API on
 `--threads` threads. The compose file, the benchmarks and the fault drills all
 serve through this command, so what is measured is what ships.
+
+Rate limits, presence and the caps on open streams are counted in the cache: with
+several processes and no `CACHE_URL`, each would count alone and a client would get
+every limit once per process. With DEBUG off the command then refuses to start,
+unless `PER_PROCESS_LIMITS=true` says that this is wanted; with DEBUG on it warns.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from gunicorn.arbiter import Arbiter
 
 # uvicorn-worker ships no type information: its worker class is Any to mypy.
 from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
+
+from unoservice.env import LOCAL_CACHE
 
 # Seconds a stopping worker gives open streams before it closes them: clients
 # reconnect (with Last-Event-ID) to a worker that is still up.
@@ -119,6 +126,22 @@ def _worker_exited(server: Any, worker: Any) -> None:
     metrics.process_exited(worker.pid)
 
 
+def per_process_limits_problem(workers: int) -> str | None:
+    """What is wrong with serving from `workers` processes with this configuration's
+    cache, or None: without a shared cache each process counts its clients alone."""
+    from django.conf import settings
+
+    shared = settings.CACHES["default"]["BACKEND"] != LOCAL_CACHE
+    if workers <= 1 or shared or settings.PER_PROCESS_LIMITS:
+        return None
+    return (
+        f"{workers} worker processes without CACHE_URL would each count rate limits, "
+        f"stream caps and presence alone (a client would get {workers} times every limit); "
+        "set CACHE_URL=redis://..., or --workers 1, or PER_PROCESS_LIMITS=true "
+        "if limits per process are what you want"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -138,6 +161,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     from django.conf import settings
 
     settings.METRICS_DIR  # noqa: B018  (reading a setting loads them: the metrics folder)
+    problem = per_process_limits_problem(args.workers)
+    if problem is not None and not settings.DEBUG:
+        sys.exit(f"unoservice.serve: refusing to start: {problem}")
+    if problem is not None:
+        print(f"unoservice.serve: warning: {problem} (refused with DEBUG off)", file=sys.stderr)
     from unoservice import metrics
 
     # Live gauges of servers no longer running are stale (this host's earlier ones,

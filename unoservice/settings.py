@@ -16,6 +16,7 @@ from unoservice.env import (
     NO_POOLER,
     broker_config,
     cache_config,
+    check_push_allow_http,
     check_secret_key,
     database_config,
     env_bool,
@@ -187,8 +188,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # The address as the API's rate limits see it: X-Forwarded-For only from NUM_PROXIES
-# trusted proxies, so a forged header cannot earn an attacker a fresh address.
-AXES_CLIENT_IP_CALLABLE = "unoservice.client_address.client_address"
+# trusted proxies, so a forged header cannot earn an attacker a fresh address, and
+# an IPv6 address stands for its /64, so neither can the addresses of one network.
+AXES_CLIENT_IP_CALLABLE = "unoservice.client_address.client_group_address"
 
 # --- Internationalisation and static files ----------------------------------------
 
@@ -295,6 +297,9 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 # Rate-limit counters and presence. CACHE_URL (redis://...) shares them between processes; the
 # default keeps them per process.
 CACHES = {"default": cache_config(os.environ.get("CACHE_URL"))}
+# Several server processes without CACHE_URL are refused with DEBUG off (each would count
+# the limits alone) unless this says that limits per process are wanted.
+PER_PROCESS_LIMITS = env_bool("PER_PROCESS_LIMITS", default=False)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "UNO service API",
@@ -371,7 +376,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_DEFAULT_QUEUE = "celery"  # every task; the metrics report its length
+CELERY_TASK_DEFAULT_QUEUE = "celery"  # every task but pushes
+# Push deliveries wait on push services outside: a queue of their own, consumed by a
+# worker of its own (`celery worker -Q push`), so that bot turns, timers and sweeps
+# never wait behind them.
+PUSH_QUEUE = "push"
+CELERY_TASK_ROUTES = {"players.push_*": {"queue": PUSH_QUEUE}}
+# Every queue a worker must consume: the metrics report their lengths, /healthz when
+# a task of each last ran (beat sends each a heartbeat).
+SERVICE_QUEUES = [CELERY_TASK_DEFAULT_QUEUE, PUSH_QUEUE]
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # The backstop of the turn timers: a lost countdown task delays a timeout by at most
@@ -380,11 +393,24 @@ TURN_SWEEP_SECONDS = env_float("TURN_SWEEP_SECONDS", 2.0)
 # A player watching a game from a stream is pushed their turn only once they have
 # not acted this long into it (games.notifications).
 NOTIFY_AFTER_SECONDS = env_float("NOTIFY_AFTER_SECONDS", 30.0)
+# Beat sends each queue a heartbeat task this often; /healthz counts a queue whose
+# last heartbeat ran more than 5 intervals ago as not consumed.
+QUEUE_HEARTBEAT_SECONDS = env_float("QUEUE_HEARTBEAT_SECONDS", 5.0)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-overdue-turns": {
         "task": "games.sweep_overdue",
         "schedule": TURN_SWEEP_SECONDS,
         "options": {"expires": TURN_SWEEP_SECONDS},
+    },
+    # Proof that each queue's tasks are being run (/healthz reads when each last ran).
+    **{
+        f"heartbeat-{queue}": {
+            "task": "games.heartbeat",
+            "schedule": QUEUE_HEARTBEAT_SECONDS,
+            "args": [queue],
+            "options": {"queue": queue, "expires": QUEUE_HEARTBEAT_SECONDS},
+        }
+        for queue in SERVICE_QUEUES
     },
     # Idempotency records answer retries for 24 hours; older ones are dropped.
     "purge-idempotency-records": {
@@ -430,8 +456,15 @@ FCM_CREDENTIALS_FILE = env_str("FCM_CREDENTIALS_FILE", "")
 FCM_ENDPOINT = env_str(
     "FCM_ENDPOINT", "https://fcm.googleapis.com/v1/projects/{project_id}/messages:send"
 )
-# Development and tests: Web Push endpoints on plain http and on any host.
-PUSH_ALLOW_HTTP = env_bool("PUSH_ALLOW_HTTP", default=False)
+# Development and tests only: Web Push endpoints on plain http, any host and port,
+# and loopback addresses (never private or link-local ones) for every push request.
+# With DEBUG off it is refused unless PUSH_ALLOW_HTTP_WITHOUT_DEBUG says so too, so
+# that a production environment cannot turn it on by one stray variable.
+PUSH_ALLOW_HTTP = check_push_allow_http(
+    env_bool("PUSH_ALLOW_HTTP", default=False),
+    debug=DEBUG,
+    confirmed=env_bool("PUSH_ALLOW_HTTP_WITHOUT_DEBUG", default=False),
+)
 # The push services a Web Push endpoint may name (each host and its subdomains): the
 # worker posts wherever an endpoint points, so never to a host a client picked.
 # Chrome, Edge's older and newer services, Firefox, Safari; Samsung, Opera and
@@ -450,8 +483,11 @@ PUSH_SERVICE_HOSTS = env_list(
 PUSH_RATE_PER_MINUTE = env_int("PUSH_RATE_PER_MINUTE", 20)
 # Tries of one notification on one device, the first included (429, 5xx, network).
 PUSH_MAX_ATTEMPTS = env_int("PUSH_MAX_ATTEMPTS", 5)
-# Every request to a push service (and for FCM's access token) gives up after this.
+# Every request to a push service (and for FCM's access token) gives up after this
+# many seconds on the wall clock: resolving, connecting, sending and the whole answer.
 PUSH_TIMEOUT_SECONDS = env_float("PUSH_TIMEOUT_SECONDS", 10.0)
+# The most of a push service's answer that is read; a longer one counts as no answer.
+PUSH_MAX_ANSWER_BYTES = env_int("PUSH_MAX_ANSWER_BYTES", 64 * 1024)
 # How long push services keep a notification that names no expiry of its own.
 PUSH_DEFAULT_TTL = env_int("PUSH_DEFAULT_TTL", 86_400)
 
@@ -464,10 +500,12 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 # What the platform package asks of the apps, named here where the apps are wired
 # together, so that `unoservice` imports none of them: the families /metrics reads
 # from the apps when scraped (collector classes); what /healthz judges beat by (the
-# seconds since the last sweep of overdue turns at a given time, None for never);
+# seconds since the last sweep of overdue turns at a given time, None for never) and
+# the queues (the seconds since each one's last heartbeat, by queue);
 # and what a server process runs when told to stop, before its grace ends.
 METRICS_SCRAPED_COLLECTORS = ["games.metrics.GamesCollector"]
 HEALTH_LAST_SWEEP_AGE = "games.selectors.last_sweep_age"
+HEALTH_QUEUE_AGES = "games.selectors.queue_heartbeat_ages"
 SERVER_STOPPING = ["games.live.hub.close_streams"]
 # Where every process writes its counts (prometheus-client's multiprocess mode): one
 # folder shared by the server, the worker and beat (in containers, a shared volume).

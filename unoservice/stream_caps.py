@@ -3,7 +3,7 @@ streams and long polls that wait, together (`MAX_STREAMS_PER_PLAYER`,
 `MAX_STREAMS_PER_ADDRESS`).
 
 Each open stream holds a *place*: a member of a sorted set per player and per
-address, ``streams:player:<id>`` and ``streams:address:<address>``, scored by the
+address, ``streams:player:<id>`` and ``streams:address:<group>``, scored by the
 time it lapses. Taking a place is one Lua script on Redis (the shared cache), so
 that streams opening at once in several processes cannot overshoot a cap: it drops
 the lapsed members of both sets, refuses when either is full, else adds the place
@@ -98,9 +98,10 @@ def _caps(player_id: object | None, address: str) -> list[tuple[str, int, str]]:
 
 def take(*, player_id: object | None, address: str) -> Place:
     """A place for one more stream of `player_id` (None: a staff session's, counted
-    by address only) from `address`; raises `TooManyStreams` when either is full.
-    A cache that cannot be reached refuses nothing (the cap is a guard, not a rule
-    of play). Blocking: call it off the event loop."""
+    by address only) from `address`, the group its client address counts in
+    (`unoservice.client_address.group_in`: an IPv6 address's /64); raises
+    `TooManyStreams` when either is full. A cache that cannot be reached refuses
+    nothing (the cap is a guard, not a rule of play). Blocking: call it off the event loop."""
     caps = _caps(player_id, address)
     place = Place(secrets.token_hex(8), tuple(key for key, _, _ in caps))
     try:

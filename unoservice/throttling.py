@@ -21,7 +21,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
 from unoservice import shedding
-from unoservice.client_address import address_group, address_in
+from unoservice.client_address import group_in
 from unoservice.errors import RateLimited
 
 # A long poll that waited is answered by asking the API again inside the same
@@ -47,8 +47,9 @@ class FixedWindowThrottle(SimpleRateThrottle):
 
     def get_ident(self, request: Request) -> str:
         # DRF's rule, read from the WSGI variables alone: the streams' checks, which
-        # have no Django request, count addresses as the API does.
-        return address_in(request.META)
+        # have no Django request, count addresses as the API does; an IPv6 address
+        # by its /64 (`unoservice.client_address`).
+        return group_in(request.META)
 
     def allow_request(self, request: Request, view: Any) -> bool:
         if self.rate is None or _woken(request.META):
@@ -133,7 +134,7 @@ def refused_unauthenticated(*, meta: Mapping[str, Any], player: Player | None = 
     throttle = AnonymousRateThrottle()
     if throttle.rate is None or _woken(meta) or player is not None:
         return None
-    address = address_in(meta)
+    address = group_in(meta)
     if throttle.allow_key(AnonymousRateThrottle.key_for(address)):
         return None
     credentials = meta.get("HTTP_AUTHORIZATION")
@@ -163,14 +164,13 @@ class FailedInviteCodeThrottle(PlayerRateThrottle):
 
 class FailedInviteCodeAddressThrottle(FixedWindowThrottle):
     """Wrong invite codes per client address, whoever sends them: sign-ups are free,
-    so a guesser's accounts share their address's count (`count_invite_code_attempt`).
-    An IPv6 address counts by its /64 network, which one host usually holds whole."""
+    so a guesser's accounts share their address's count (`count_invite_code_attempt`)."""
 
     scope = "invite_code_address"
     THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        return self.key_for(address_group(address_in(request.META)))
+        return self.key_for(group_in(request.META))
 
 
 class InviteCodeAttempt:
@@ -203,7 +203,7 @@ def count_invite_code_attempt(
     counted: list[str] = []
     idents = {
         FailedInviteCodeThrottle: None if player is None else str(player.pk),
-        FailedInviteCodeAddressThrottle: address_group(address_in(meta)),
+        FailedInviteCodeAddressThrottle: group_in(meta),
     }
     for throttle_class, raw in idents.items():
         throttle = throttle_class()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
@@ -34,6 +35,17 @@ class ThreadedWSGI:
         self.threads = threads
         self.name = name
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix=name)
+        # Requests handed to the threads and not yet back, and the last moment a
+        # thread was known to be free (`stuck_for`); both kept on the event loop.
+        self.busy = 0
+        self.free_at = time.monotonic()
+
+    def stuck_for(self) -> float:
+        """Seconds every thread has been busy with none finishing; 0 while one is free
+        (`unoservice.liveness`)."""
+        if self.busy < self.threads:
+            return 0.0
+        return time.monotonic() - self.free_at
 
     async def stop(self) -> None:
         """Close the threads' database connections (the server is stopping)."""
@@ -61,7 +73,18 @@ class ThreadedWSGI:
         environ = _environ(scope, body)
         environ["wsgi.errors"] = sys.stderr
         loop = asyncio.get_running_loop()
-        status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
+        if self.busy < self.threads:
+            self.free_at = time.monotonic()
+        self.busy += 1
+        # A client that goes while its request runs is heard (and counted as gone by
+        # unoservice.observability); the request runs to its end all the same.
+        gone = asyncio.ensure_future(receive())
+        try:
+            status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
+        finally:
+            gone.cancel()
+            self.busy -= 1
+            self.free_at = time.monotonic()
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
 

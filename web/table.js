@@ -27,7 +27,7 @@ export function showTable(main, gameId, go) {
   const name = (seat) => {
     const s = state.view && state.view.seats[seat];
     if (!s) return `#${seat}`;
-    const base = s.player ? s.player.name : text.botName(s.bot, seat);
+    const base = s.player ? text.tagged(s.player.name, s.player.tag) : text.botName(s.bot, seat);
     return s.player && signedIn && s.player.id === signedIn.id ? `${base} (${text.you})` : base;
   };
 

@@ -81,6 +81,9 @@ export const text = {
   seats: "Players",
   you: "you",
   botName: (strategy, seat) => `Bot ${seat + 1} (${strategy})`,
+  // A player's tag tells apart two players of one name (games from before tags have none).
+  tag: (tag) => `#${tag}`,
+  tagged: (name, tag) => (tag ? `${name}#${tag}` : name),
   cards: (n) => (n === 1 ? "1 card" : `${n} cards`),
   points: (n) => `${n} pts`,
   saidUno: "UNO!",

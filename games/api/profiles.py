@@ -26,6 +26,7 @@ from players.serializers import (
     RatingChangeOut,
     RatingOut,
     StatsOut,
+    tag_field,
 )
 from unoservice import replica
 from unoservice.schema import COMMON_HEADERS, error_responses
@@ -36,6 +37,7 @@ _PLAYER_ID = OpenApiParameter("player_id", str, OpenApiParameter.PATH, descripti
 class PlayerOut(serializers.Serializer[Any]):
     id = serializers.CharField(help_text="a player's id, or bot:<strategy> for a bot strategy")
     name = serializers.CharField()
+    tag = tag_field(allow_null=True)
     bot = serializers.ChoiceField(
         choices=BotStrategy.values, allow_null=True, help_text="the strategy, for a bot"
     )
@@ -86,6 +88,7 @@ def player_json(found: standings.Standing) -> dict[str, Any]:
     return {
         "id": found.key,
         "name": found.name,
+        "tag": None if player is None else player.tag,
         "bot": found.bot,
         "rating": found.rating,
         "rank": found.rank,

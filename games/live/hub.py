@@ -1,6 +1,6 @@
 """One hub per server process: it hears that games changed and wakes what waits on them.
 
-A change says no more than "game G reached seq N" (`games.live.notify`). The hub
+A change says no more than "game G reached seq N" (`games.services.notify`). The hub
 keeps a `Channel` (`games.live.channels`) per game that someone in this process
 watches: the last seq it heard of, and, for streams, the game row and its recent
 events, read once per change however many streams watch. Waiters hold no thread
@@ -58,14 +58,14 @@ from django.db import InterfaceError, OperationalError, connection
 from games import selectors
 from games.engine import GameState
 from games.live.channels import Channel, PlayerChannel, Snapshot, new_future
-from games.live.notify import (
+from games.live.sessions import Sessions, usable_tokens
+from games.models import Event, Game
+from games.services.notify import (
     CHANNEL,
     parse_payload,
     parse_player_payload,
     parse_revoke_payload,
 )
-from games.live.sessions import Sessions, usable_tokens
-from games.models import Event, Game
 from players import push
 from unoservice import presence, stream_caps
 from unoservice.thread_connections import close_thread_connections

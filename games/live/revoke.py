@@ -1,6 +1,6 @@
 """A player's token stopped working (`players.signals.token_revoked`): their unused
 stream tickets go, and, when the change commits, every server process hears it
-(`games.live.notify`) and ends the player's streams opened with any other token
+(`games.services.notify`) and ends the player's streams opened with any other token
 (`games.live.hub`). Without PostgreSQL, each hub's next catch-up finds it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 from django.db import connection
 
-from games.live import notify
 from games.models import StreamTicket
+from games.services import notify
 from players.models import Player
 
 

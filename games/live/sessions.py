@@ -4,7 +4,7 @@ token stops working (replaced by a new one, or its player disabled).
 Every stream opened by a player, and every long poll that waits, is signed in
 (`Session`) with the hash of the token it was opened with (a ticket's stream: its
 player's token when the ticket was redeemed). A revocation, "player P keeps token
-hash H" (`games.live.notify`, sent by `games.live.revoke` when the change commits),
+hash H" (`games.services.notify`, sent by `games.live.revoke` when the change commits),
 ends the player's sessions with any other hash (`Sessions.revoke`). The hub hears
 revocations with the games' changes and, at each catch-up, compares the sessions
 with the players' rows (`Sessions.stale`), so that a lost revocation ends its

@@ -29,7 +29,7 @@ from players.auth import bearer_player
 from players.models import Player
 from unoservice import metrics, stream_caps
 from unoservice.asgi_types import ASGIApp, Message, Receive, Scope, Send
-from unoservice.client_address import address_in
+from unoservice.client_address import group_in
 from unoservice.errors import NotFound, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
@@ -87,7 +87,7 @@ async def take_place(
 ) -> stream_caps.Place | None:
     """A place under the caps on open streams for one more stream of `player` from
     the request's address; None once the refusal (429 too_many_streams) is sent."""
-    address = address_in(meta)
+    address = group_in(meta)
     player_id = None if player is None else player.pk
     try:
         return await live.read(lambda: stream_caps.take(player_id=player_id, address=address))

@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
 from games.engine.vocabulary import RatingChangeData, RatingData
-from games.models import BotStrategy, Event, Result, Seat, Visibility
+from games.models import BotStrategy, Event, Result, Seat, Visibility, player_ref
 from games.ratings import rules
 from players import rating
 from players.models import BOT_KEY_PREFIX, Player, Rating
@@ -156,7 +156,7 @@ def _seat_json(result: Result) -> dict[str, Any]:
     player = result.player
     return {
         "seat": result.seat,
-        "player": None if player is None else {"id": str(player.pk), "name": player.name},
+        "player": None if player is None else player_ref(player),
         "bot": result.bot,
         "place": result.place,
         "points": result.points,

@@ -18,6 +18,7 @@ from games.engine.vocabulary import Direction
 from games.invites import ALPHABET, CODE_LENGTH
 from games.models import BotStrategy, GameStatus, Visibility
 from games.ratings.rules import VIEW_UNRATED_REASONS
+from players.serializers import tag_field
 
 COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))
@@ -64,6 +65,7 @@ def component(auto_schema: Any, name: str, schema: dict[str, Any]) -> dict[str, 
 class PlayerRefOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField(min_length=1)
+    tag = tag_field(required=False)
 
 
 class CardOut(serializers.Serializer[Any]):

@@ -169,8 +169,8 @@ class GameSummaryOut(serializers.Serializer[Any]):
     )
 
 
-_ANN = {"id": "6f1c2b7e-0d3a-4c59-9b1e-2a7d5c3e8f10", "name": "Ann"}
-_BOB = {"id": "9a4d0c3b-51e2-4b7a-8f6d-0e2c4a1b9d77", "name": "Bob"}
+_ANN = {"id": "6f1c2b7e-0d3a-4c59-9b1e-2a7d5c3e8f10", "name": "Ann", "tag": "DWE2"}
+_BOB = {"id": "9a4d0c3b-51e2-4b7a-8f6d-0e2c4a1b9d77", "name": "Bob", "tag": "K96G"}
 
 GAME_LIST_EXAMPLES = [
     OpenApiExample(

@@ -1,6 +1,8 @@
 """The one door for every change to a game, by capability: `lobby` (create, join,
 start, leave, rematch), `matching` (quick match), `play` (moves), `timers` (bots,
-turn timeouts, pauses, the sweeper); `seating` and `saving` are what they share.
+turn timeouts, pauses, the sweeper), `tickets` (the streams' one-time tickets, which
+change no game); `seating` and `saving` are what they share, and `notify` is what a
+change tells the live streams (`games.live.hub` listens).
 
 Each service is one transaction: it locks the game row first (``SELECT ... FOR
 UPDATE``), checks who asks and what phase the game is in, lets the engine decide,
@@ -10,12 +12,6 @@ by exactly one. A rejected request raises a `ServiceError` and changes nothing.
 Callers use the names below, as ``services.move_apply(...)``.
 """
 
-from games.live.tickets import (
-    STREAM_TICKET_LIFETIME,
-    stream_ticket_issue,
-    stream_ticket_redeem,
-    stream_tickets_purge,
-)
 from games.services.common import PAUSE_FOR, REPLACEMENT_BOT, Outcome
 from games.services.lobby import (
     INVITE_CODE_ATTEMPTS,
@@ -42,11 +38,18 @@ from games.services.matching import (
 from games.services.play import move_apply, ratings_recompute
 from games.services.saving import TIMER_SLACK, longest_countdown
 from games.services.seating import LAST_PLAYER_LEFT, MAX_OPEN_GAMES
+from games.services.tickets import (
+    STREAM_TICKET_LIFETIME,
+    stream_ticket_issue,
+    stream_ticket_redeem,
+    stream_tickets_purge,
+)
 from games.services.timers import (
     Swept,
     bot_act,
     game_abandon,
     game_pause_expire,
+    queue_heartbeat,
     seat_resume,
     sweep_overdue,
     turn_timeout_apply,
@@ -84,6 +87,7 @@ __all__ = [
     "match_find",
     "match_key",
     "move_apply",
+    "queue_heartbeat",
     "ratings_recompute",
     "seat_resume",
     "stream_ticket_issue",

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from games import dispatch, engine, notifications
 from games.engine import GameState
-from games.live import notify
 from games.models import Event, Game, GameStatus
+from games.services import notify
 from games.services.common import _bot_at
 from unoservice import fastsql
 
@@ -109,7 +109,7 @@ def event_rows(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> l
 def update_game_row(game: Game, fields: Sequence[str], *, seated: Sequence[object] = ()) -> None:
     """Write `fields` of the locked row, `last_seq` and `updated_at`, and bump its
     version, in one UPDATE (`fastsql`: this runs on every move). On PostgreSQL the
-    statement also sends the live streams' notification (games.live.notify), which
+    statement also sends the live streams' notification (games.services.notify), which
     PostgreSQL delivers only if the transaction commits, and one per player in
     `seated` (they just got a seat here: their lobby streams start watching)."""
     game.version += 1

@@ -19,9 +19,9 @@ from games.engine.vocabulary import (
     PlayerJoinedData,
     SeatTakenByBotData,
 )
-from games.live import notify
 from games.models import Event, Game, GameStatus, Seat, seating_entry
 from games.ratings import rules
+from games.services import notify
 from games.services.common import (
     PAUSE_FOR,
     REPLACEMENT_BOT,

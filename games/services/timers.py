@@ -236,6 +236,14 @@ class Swept(NamedTuple):
     reminders: int
 
 
+def queue_heartbeat(*, queue: str) -> None:
+    """Record that a worker ran a task of `queue` now (beat sends each queue one, and
+    /healthz reads when each last ran). Locks only that queue's heartbeat row."""
+    Heartbeat.objects.update_or_create(
+        name=Heartbeat.QUEUE + queue, defaults={"at": timezone.now()}
+    )
+
+
 def sweep_overdue(*, bot_grace: dt.timedelta) -> Swept:
     """The backstop of the timers: apply every overdue turn timeout, move every bot
     overdue by more than `bot_grace` (its task was lost), abandon every game

@@ -16,6 +16,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from urllib3.exceptions import LocationParseError
+from urllib3.util import parse_url
 
 from players.models import Device, DeviceKind, Player
 from unoservice.errors import InvalidRequest, NotFound, TooManyDevices
@@ -38,6 +40,11 @@ _TOKEN = re.compile(TOKEN_PATTERN)
 # Shown of an FCM token in a list: enough to tell two apart.
 TOKEN_TAIL = 6
 LOCAL_HOSTS = ("localhost", "localhost.localdomain")
+# An endpoint's authority as written: a DNS name (or dotted numbers, refused later
+# unless PUSH_ALLOW_HTTP), and a port of digits when there is one.
+_AUTHORITY = re.compile(
+    r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?)(?::(?P<port>[0-9]*))?"
+)
 
 
 def _invalid(field: str, problem: str) -> InvalidRequest:
@@ -55,25 +62,42 @@ def decode_base64url(text: str) -> bytes | None:
 
 
 def clean_endpoint(endpoint: str) -> str:
-    """A Web Push endpoint: an https URL of a known push service (PUSH_SERVICE_HOSTS;
-    http, and any host, only with PUSH_ALLOW_HTTP, for development and tests)."""
+    """A Web Push endpoint: an https URL of a known push service (PUSH_SERVICE_HOSTS)
+    on port 443. It is read by the parser of the library that sends (urllib3's), and
+    anything another parser could read otherwise is refused: a backslash, userinfo,
+    a host that is not plain letters, digits, dots and hyphens (percent-encoded or
+    numeric), a port other than 443 written so. PUSH_ALLOW_HTTP (development and
+    tests) lets http, any host and any port through. Where the host leads is
+    checked when sending (unoservice.outbound), not here."""
     field = "subscription.endpoint"
     if not 1 <= len(endpoint) <= MAX_ENDPOINT_LENGTH:
         raise _invalid(field, f"1-{MAX_ENDPOINT_LENGTH} characters")
     if not endpoint.isascii() or not endpoint.isprintable() or " " in endpoint:
         raise _invalid(field, "a URL of printable ASCII characters without spaces")
-    try:
-        parts = urlsplit(endpoint)
-        host = parts.hostname
-        parts.port  # noqa: B018  (raises on a port that is not a number in range)
-    except ValueError:
-        raise _invalid(field, "not a URL") from None
+    if "\\" in endpoint:
+        raise _invalid(field, "a URL without backslashes")
     allow_local = settings.PUSH_ALLOW_HTTP
+    try:
+        parts = parse_url(endpoint)
+        split = urlsplit(endpoint)
+    except (LocationParseError, ValueError):
+        raise _invalid(field, "not a URL") from None
     schemes = ("https", "http") if allow_local else ("https",)
-    if parts.scheme not in schemes:
+    if parts.scheme not in schemes or split.scheme != parts.scheme:
         raise _invalid(field, "must be an https URL")
-    if not host or parts.username is not None or parts.fragment:
+    written = _AUTHORITY.fullmatch(split.netloc)
+    if parts.auth is not None or "@" in split.netloc or split.fragment:
         raise _invalid(field, "must be a URL with a host, without credentials or fragment")
+    if written is None or parts.host != written["host"].lower():
+        # What urllib3 would connect to must be what is written, character for
+        # character: a percent-encoded or otherwise rewritten host is refused.
+        raise _invalid(field, "must be a URL whose host is a plain DNS name")
+    port = written["port"]
+    if not allow_local and port is not None and port != "443":
+        raise _invalid(field, "must be a URL on port 443 (or none)")
+    if allow_local and port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+        raise _invalid(field, "must be a URL on a port from 1 to 65535")
+    host = written["host"]
     if not allow_local and _local(host):
         # The worker would post to whatever address it is given: never to its own
         # machine or a literal address, which no push service uses.

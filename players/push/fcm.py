@@ -1,6 +1,7 @@
 """Firebase Cloud Messaging (HTTP v1) to Android and iOS apps: one `messages:send` per
 device, authorised by an OAuth access token that google-auth gets for the service
-account (FCM_CREDENTIALS_FILE) and renews before it expires."""
+account (FCM_CREDENTIALS_FILE) and renews before it expires. The sends and the
+token's renewals alike go through the push sessions (players.push.calls)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from typing import Any
 import requests
 from django.conf import settings
 from google.auth import exceptions as auth_errors
-from google.auth.transport.requests import AuthorizedSession
+from google.auth.transport.requests import Request as AuthRequest
 from google.oauth2 import service_account
 
 from players.models import Device
+from players.push import calls
 from players.push.answers import Answer, by_status, no_answer
 from players.push.notification import Notification
+from unoservice import outbound
 
 CHANNEL = "fcm"
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
@@ -34,14 +37,14 @@ def configured() -> bool:
 
 
 @functools.cache
-def _client(credentials_file: str, endpoint: str, timeout: float) -> tuple[AuthorizedSession, str]:
-    """A session that adds the access token (renewed as it expires), and the URL of
-    `messages:send`. Kept per process: the token is asked for once an hour."""
+def _client(credentials_file: str, endpoint: str) -> tuple[Any, str]:
+    """The service account's credentials (their access token renewed as it expires),
+    and the URL of `messages:send`. Kept per process: the token is asked for once an
+    hour."""
     credentials = service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]
         credentials_file, scopes=[SCOPE]
     )
-    session = AuthorizedSession(credentials, refresh_timeout=timeout)  # type: ignore[no-untyped-call]
-    return session, endpoint.format(project_id=credentials.project_id)
+    return credentials, endpoint.format(project_id=credentials.project_id)
 
 
 def message(device: Device, notification: Notification, *, now: dt.datetime) -> dict[str, Any]:
@@ -71,10 +74,15 @@ def message(device: Device, notification: Notification, *, now: dt.datetime) -> 
 
 def send(device: Device, notification: Notification, *, now: dt.datetime) -> Answer:
     """Send `notification` to an app's token; what FCM said."""
-    timeout = settings.PUSH_TIMEOUT_SECONDS
+    session = calls.session()
     try:
-        session, url = _client(settings.FCM_CREDENTIALS_FILE, settings.FCM_ENDPOINT, timeout)
-        response = session.post(url, json=message(device, notification, now=now), timeout=timeout)
+        credentials, url = _client(settings.FCM_CREDENTIALS_FILE, settings.FCM_ENDPOINT)
+        headers: dict[str, str] = {}
+        # Renews the token when it is about to expire, through the same session.
+        credentials.before_request(AuthRequest(session), "POST", url, headers)
+        response = session.post(url, json=message(device, notification, now=now), headers=headers)
+    except outbound.AddressRefused as error:
+        return calls.refused(error)
     except auth_errors.RefreshError as error:
         # The token endpoint refused the service account: a configuration to fix,
         # unless it says trying again may help.

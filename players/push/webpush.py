@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import functools
-import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,16 +19,16 @@ from py_vapid import Vapid02
 from pywebpush import WebPusher
 
 from players.models import Device
+from players.push import calls
 from players.push.answers import Answer, by_status, no_answer
 from players.push.notification import Notification
+from unoservice import outbound
 
 CHANNEL = "webpush"
 # A VAPID token is good for this long (RFC 8292 allows up to 24 hours).
 TOKEN_SECONDS = 12 * 3600
 # The push service's answers that say the subscription is gone for good.
 GONE = (404, 410)
-
-_sessions = threading.local()
 
 
 def configured() -> bool:
@@ -45,14 +44,6 @@ def public_key() -> str | None:
 @functools.cache
 def _signer(private_key: str) -> Any:
     return Vapid02.from_raw(private_key.encode())
-
-
-def _session() -> requests.Session:
-    # Kept per thread: connections to a push service are reused between sends.
-    session: requests.Session | None = getattr(_sessions, "session", None)
-    if session is None:
-        session = _sessions.session = requests.Session()
-    return session
 
 
 def origin(endpoint: str) -> str:
@@ -77,13 +68,15 @@ def send(device: Device, notification: Notification, *, now: dt.datetime) -> Ans
         "keys": {"p256dh": device.p256dh, "auth": device.auth},
     }
     try:
-        response = WebPusher(subscription, requests_session=_session()).send(
+        response = WebPusher(subscription, requests_session=calls.session()).send(
             notification.payload_bytes(),
             headers,
             ttl=notification.ttl(now=now, default=settings.PUSH_DEFAULT_TTL),
             content_encoding="aes128gcm",
             timeout=settings.PUSH_TIMEOUT_SECONDS,
         )
+    except outbound.AddressRefused as error:
+        return calls.refused(error)
     except requests.RequestException as error:
         return no_answer(error)
     status = int(response.status_code)

@@ -4,7 +4,8 @@ mode in front of PostgreSQL for the request path (bench/pgbouncer.py) while each
 process LISTENs on PostgreSQL directly, API nodes (the server command, each on a free
 port) behind Debian's haproxy with deploy/haproxy.cfg (bench/haproxy.py), a Celery
 worker and beat. Nodes can be killed, and new ones added to the running balancer
-through its runtime API, as compose's DNS discovery fills a `server-template` slot."""
+through its runtime API, as compose's DNS discovery fills a `server-template` slot;
+that API also tells what the balancer thinks of each node."""
 
 from __future__ import annotations
 
@@ -149,6 +150,18 @@ class Cluster:
             answer = haproxy.runtime(self.admin_socket, command)
             assert "rror" not in answer, (command, answer)
             assert "Unknown" not in answer, (command, answer)
+
+    def server_states(self) -> dict[str, str]:
+        """The balancer's view of each server of the backend ("UP", "DOWN", "UP 1/2"
+        after one failed check...), from its runtime API's `show stat`."""
+        header, *rows = haproxy.runtime(self.admin_socket, "show stat").splitlines()
+        columns = header.lstrip("# ").split(",")
+        states = {}
+        for row in rows:
+            fields = dict(zip(columns, row.split(","), strict=False))
+            if fields.get("pxname") == "nodes" and fields["svname"] not in ("BACKEND",):
+                states[fields["svname"]] = fields["status"]
+        return states
 
     def start_workers(self) -> None:
         env = self.env()

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -42,6 +43,7 @@ class Reply:
     served_by: str
     body: Any
     at: float = field(default_factory=time.monotonic)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def request_head(method: str, path: str, headers: dict[str, str]) -> bytes:
@@ -81,7 +83,7 @@ async def call(
             parsed = json.loads(raw) if raw else None
         except ValueError:  # the balancer's own error pages
             parsed = raw.decode(errors="replace")
-        return Reply(status, answer.get("x-served-by", "?"), parsed)
+        return Reply(status, answer.get("x-served-by", "?"), parsed, headers=answer)
 
     return await asyncio.wait_for(exchange(), REQUEST_SECONDS)
 
@@ -187,6 +189,9 @@ class Watch:
     last_id: str | None = None
     end: dict[str, Any] | None = None
     links: list[Link] = field(default_factory=list)
+    # Per event heard: its time (`at`, set in the transaction that made it) and the
+    # wall-clock time its frame arrived here, both in seconds since the epoch.
+    arrivals: list[tuple[float, float]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -222,15 +227,16 @@ class Watch:
             self.links.append(link)
             parser = SseParser()
             async for part in body_parts(reader, answer):
+                arrived = time.time()
                 for frame in parser.feed(part):
-                    self.read(frame, link)
+                    self.read(frame, link, arrived)
                     if self.end is not None:
                         return
             self.failures.append("closed")
         finally:
             writer.close()
 
-    def read(self, frame: Frame, link: Link) -> None:
+    def read(self, frame: Frame, link: Link, arrived: float) -> None:
         if frame.event in (None, "comment"):
             return
         if link.first_frame is None:
@@ -252,6 +258,7 @@ class Watch:
                 self.problems.append(f"id {frame.id} {frame.event} carries {data}")
             self.seqs.append(frame.id)
             self.types.append(frame.event)
+            self.arrivals.append((datetime.fromisoformat(data["at"]).timestamp(), arrived))
             link.events += 1
         self.last_id = str(frame.id)
 

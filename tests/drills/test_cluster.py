@@ -15,6 +15,12 @@ deploy/haproxy.cfg, PgBouncer in front of PostgreSQL, LISTEN direct.
 2. A fourth node started while games run joins the running balancer through
    HAProxy's runtime API (`add server`, what DNS discovery does in compose): new
    streams and moves land on it, and no other process was restarted.
+3. PgBouncer stopped for 5 s and started again: the balancer's checks (/livez) keep
+   every node in throughout, each request meanwhile is a node's own 503 in the API's
+   shape with `Retry-After`, and the nodes serve again at once.
+
+The first drill also measures stream delivery through the balancer: from each
+event's time to its frame's arrival at a client, while every stream is open.
 
 The clients (tests/drills/cluster_clients.py) are coroutines on one thread. The
 figures are printed and saved as JSON under artifacts/.
@@ -26,6 +32,7 @@ import asyncio
 import json
 import os
 import statistics
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -39,7 +46,7 @@ from bench.pgbouncer import pgbouncer_binary
 from bench.streams import raise_open_files_limit
 from tests.browser import artifacts_dir
 from tests.drills.cluster import Cluster, running_cluster
-from tests.drills.cluster_clients import RowLocks, Seat, Watch, must, until
+from tests.drills.cluster_clients import API, Reply, RowLocks, Seat, Watch, call, must, until
 from tests.drills.test_faults import starts_a_move
 from tests.drills.test_stream_restart import abandon, shell
 
@@ -53,10 +60,21 @@ THINK_SECONDS = 1.0
 KILLED = "node2"
 ADDED = "node4"
 RECONNECT_LIMIT = 5.0
+# Stream delivery through the balancer: from an event's time (set in the transaction
+# that made it) to its frame's arrival at a client, over the games' first seconds
+# with every stream open.
+DELIVERY_SECONDS = 3.0
+DELIVERY_P99_LIMIT_MS = 50.0
+DELIVERY_SAMPLES_AT_LEAST = 1000
 # Moves held inside their transactions when the node dies: two per node, so that
 # each node keeps API threads and the pooler server connections for the others.
 HELD_MOVES = 6
 SIGN_UPS_AT_ONCE = 16
+OUTAGE_SECONDS = 5.0
+# Requests to a node while PgBouncer is down, one every this many seconds.
+OUTAGE_ASK_EVERY = 0.25
+# After PgBouncer is back: the first request should be served; a short retry may be.
+RECOVERY_LIMIT = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +228,24 @@ def move_figures(seats: list[Seat], logs: dict[str, list[dict[str, Any]]]) -> di
             "moves_doubled": doubled}  # fmt: skip
 
 
+def delivery_figures(watches: list[Watch], since: float, until: float) -> dict[str, Any]:
+    """The delay of every event made after `since` whose frame arrived before `until`
+    (wall-clock seconds): catch-ups after a reconnect are not deliveries."""
+    delays = sorted(
+        (arrived - at) * 1000
+        for watch in watches
+        for at, arrived in watch.arrivals
+        if at >= since and arrived <= until
+    )
+    assert len(delays) >= DELIVERY_SAMPLES_AT_LEAST, len(delays)
+    return {
+        "delivery_samples": len(delays),
+        "delivery_p50_ms": round(statistics.median(delays), 1),
+        "delivery_p99_ms": round(statistics.quantiles(delays, n=100)[98], 1),
+        "delivery_max_ms": round(delays[-1], 1),
+    }
+
+
 def save(name: str, figures: dict[str, Any]) -> None:
     print(f"\n{name}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     (artifacts_dir() / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -222,8 +258,9 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
     async def drill() -> dict[str, Any]:
         started = time.monotonic()
         tables = await open_tables(cluster.port, GAMES, STREAMS)
-        opened = time.monotonic()
+        opened, measured_from = time.monotonic(), time.time()
         spread = Counter(w.links[-1].served_by for w in tables.watches)
+        await asyncio.sleep(DELIVERY_SECONDS)
         # Every player's next move held inside its transaction on its node when the
         # node dies: those on it get no answer and are sent again with their keys.
         release = asyncio.Event()
@@ -231,6 +268,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
         for seat in held:
             seat.hold = release
         await until(lambda: all(s.held for s in held), "moves ready", tables.details)
+        delivery = delivery_figures(tables.watches, measured_from, time.time())
         url = cluster.deployment.postgres.url
         locks = await asyncio.to_thread(RowLocks, url, [s.game_id for s in held])
         try:
@@ -273,6 +311,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
             "streams_on_the_killed_node": len(victims),
             "reconnect_p50_s": round(statistics.median(reconnects), 2),
             "reconnect_max_s": round(max(reconnects), 2),
+            **delivery,
             **figures,
         }
 
@@ -282,6 +321,7 @@ def test_a_node_killed_under_a_thousand_streams_loses_no_event_and_no_move(clust
     assert figures["streams_on_the_killed_node"] > 0
     assert figures["moves_retried"] > 0  # the moves held on the killed node
     assert figures["reconnect_max_s"] <= RECONNECT_LIMIT, figures
+    assert figures["delivery_p99_ms"] < DELIVERY_P99_LIMIT_MS, figures
 
 
 def test_a_node_added_while_games_run_serves_streams_and_moves_with_no_restart(cluster):
@@ -324,3 +364,80 @@ def test_a_node_added_while_games_run_serves_streams_and_moves_with_no_restart(c
     assert {name: cluster.nodes[name].pids() for name in running} == running
     assert cluster.balancer.poll() is None
     assert cluster.balancer.pid == balancer
+
+
+def test_a_pgbouncer_outage_keeps_every_node_in_the_balancer_answering_503_itself(cluster):
+    """The nodes' own 503 (`X-Served-By`, the API's shape, `Retry-After`) throughout,
+    never the balancer's; the balancer's checks never fail one; and the first request
+    after PgBouncer is back is served (or one within `RECOVERY_LIMIT`)."""
+    nodes = set(cluster.nodes)
+    states: list[dict[str, str]] = []
+    watching = threading.Event()
+
+    def watch() -> None:
+        while not watching.is_set():
+            states.append(cluster.server_states())
+            time.sleep(0.1)
+
+    async def drill() -> dict[str, Any]:
+        (token,) = await sign_up(cluster.port, 1)
+        await must(cluster.port, "GET", "/players/me", token=token)
+        # A balancer just started shows "UP 1/2" until a node's first check passes.
+        await until(
+            lambda: {cluster.server_states()[name] for name in nodes} == {"UP"},
+            "every node checked",
+            lambda: str(cluster.server_states()),
+        )
+        watcher.start()
+        await asyncio.to_thread(cluster.bouncer.stop)
+        stopped = time.monotonic()
+        during: list[Reply] = []
+        while time.monotonic() - stopped < OUTAGE_SECONDS:
+            during.append(await call(cluster.port, "GET", API + "/players/me", token=token))
+            await asyncio.sleep(OUTAGE_ASK_EVERY)
+        await asyncio.to_thread(cluster.bouncer.start)
+        back = time.monotonic()
+        after = [await call(cluster.port, "GET", API + "/players/me", token=token)]
+        while after[-1].status != 200 and time.monotonic() - back < RECOVERY_LIMIT:
+            await asyncio.sleep(0.05)
+            after.append(await call(cluster.port, "GET", API + "/players/me", token=token))
+        served = time.monotonic() - back
+        # The balancer's view a little longer: a check failed during the outage would
+        # show as "UP 1/2", or DOWN, until two checks pass.
+        await asyncio.sleep(2.5)
+        wrong = [
+            (r.status, r.served_by, r.headers.get("retry-after"), r.body)
+            for r in during
+            if r.status != 503
+            or r.served_by not in nodes
+            or not r.headers.get("retry-after", "").isdigit()
+            or not isinstance(r.body, dict)
+            or r.body.get("error", {}).get("code") != "service_unavailable"
+        ]
+        assert not wrong, wrong[:5]
+        return {
+            "outage_s": OUTAGE_SECONDS,
+            "requests_during": len(during),
+            "answered_503_by": dict(sorted(Counter(r.served_by for r in during).items())),
+            "requests_until_served": len(after),
+            "served_after_s": round(served, 2),
+            "statuses_after": [r.status for r in after],
+        }
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    try:
+        figures = asyncio.run(drill())
+    finally:
+        watching.set()
+        if watcher.is_alive():
+            watcher.join(timeout=10)
+    seen = {(name, state) for polled in states for name, state in polled.items() if name in nodes}
+    figures["balancer_states_polled"] = len(states)
+    figures["node_states_seen"] = sorted({state for _name, state in seen})
+    save("cluster-pgbouncer-outage", figures)
+    assert len(states) > OUTAGE_SECONDS / 0.2
+    assert all(nodes <= set(polled) for polled in states)
+    assert seen == {(name, "UP") for name in nodes}, figures
+    assert len(figures["answered_503_by"]) > 1  # more than one node kept answering
+    assert figures["statuses_after"][-1] == 200, figures
+    assert figures["served_after_s"] <= RECOVERY_LIMIT, figures

@@ -64,3 +64,12 @@ def test_the_api_docs_keep_their_own_policy(client):
     answer = client.get("/api/v1/docs/")
     assert answer.status_code == 200
     assert "worker-src 'self' blob:" in answer[HEADER]
+
+
+@pytest.mark.parametrize("url", ["/api/v1/docs/", "/api/v1/redoc/"])
+def test_the_api_docs_run_no_inline_script(client, url):
+    answer = client.get(url)
+    assert answer.status_code == 200
+    directives = dict(d.strip().split(" ", 1) for d in answer[HEADER].split(";"))
+    assert directives["script-src"] == "'self'"
+    assert_runs_no_inline_script(answer.content.decode())

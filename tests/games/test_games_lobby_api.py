@@ -135,9 +135,17 @@ def test_creating_a_game_with_an_empty_body_uses_the_defaults_and_seats_the_host
     assert view["target_score"] == 500
     assert view["turn_timeout"] is None
     assert view["rules"] == DEFAULT_RULES
-    assert view["host"] == {"id": str(host.player.pk), "name": "Host"}
+    assert view["host"] == {
+        "id": str(host.player.pk),
+        "name": "Host",
+        "tag": host.player.tag,
+    }
     assert [s["seat"] for s in view["seats"]] == [0]
-    assert view["seats"][0]["player"] == {"id": str(host.player.pk), "name": "Host"}
+    assert view["seats"][0]["player"] == {
+        "id": str(host.player.pk),
+        "name": "Host",
+        "tag": host.player.tag,
+    }
     assert view["seats"][0]["bot"] is None
     assert view["you"] == {"seat": 0, "hand": [], "legal_moves": []}
     assert Game.objects.get(pk=view["id"]).host_id == host.player.pk
@@ -305,7 +313,11 @@ def test_the_game_list_is_paginated_with_count_next_previous_and_results(host):
     assert set(summary) == SUMMARY_KEYS
     assert summary["id"] == game["id"]
     assert summary["status"] == "waiting"
-    assert summary["host"] == {"id": str(host.player.pk), "name": "Host"}
+    assert summary["host"] == {
+        "id": str(host.player.pk),
+        "name": "Host",
+        "tag": host.player.tag,
+    }
     assert summary["max_players"] == 4
     assert summary["rules"] == DEFAULT_RULES
     assert summary["created_at"] == game["created_at"]
@@ -525,7 +537,11 @@ def test_joining_seats_the_player_at_the_next_seat(host, guest):
     view = response.json()
     assert set(view) == VIEW_KEYS
     assert view["you"]["seat"] == 1
-    assert view["seats"][1]["player"] == {"id": str(guest.player.pk), "name": "Guest"}
+    assert view["seats"][1]["player"] == {
+        "id": str(guest.player.pk),
+        "name": "Guest",
+        "tag": guest.player.tag,
+    }
     assert view["seats"][1]["bot"] is None
     assert view["version"] == game["version"] + 1
     assert view["last_seq"] == game["last_seq"] + 1
@@ -767,7 +783,11 @@ def test_when_the_host_leaves_a_waiting_game_the_host_role_passes_on(host, guest
     response = host.post(f"/games/{game['id']}/leave")
     assert response.status_code == 200, response.json()
     view = guest.get(f"/games/{game['id']}").json()
-    assert view["host"] == {"id": str(guest.player.pk), "name": "Guest"}
+    assert view["host"] == {
+        "id": str(guest.player.pk),
+        "name": "Guest",
+        "tag": guest.player.tag,
+    }
     assert [s["bot"] for s in view["seats"]] == ["random", None, None]
     assert view["you"]["seat"] == 1
     # the new host has the host's powers, the old one has none left

@@ -19,9 +19,17 @@ from games.engine.position import build_state, card_in_hand
 from games.models import Event, Game
 from games.notifications import card_in_words
 from players import push
-from tests.factories import finish_game, put_state, reload, seat_table, start_game
+from players.models import player_tag
+from tests.factories import Persona, finish_game, put_state, reload, seat_table, start_game
 from unoservice import presence
 from unoservice.errors import ServiceError
+
+
+def tagged(persona: Persona) -> str:
+    """A player's name as a push text names them: with the tag that tells namesakes
+    apart."""
+    return f"{persona.player.name}#{player_tag(persona.player.pk)}"
+
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +90,7 @@ def test_a_player_away_hears_that_their_turn_began_with_what_began_it(
     assert note.kind == "your_turn"
     assert note.player_id == str(guest.player.pk)
     assert (note.game_id, note.seat) == (str(game.pk), 1)
-    assert note.text == f"{host.player.name} played a red 5: your turn"
+    assert note.text == f"{tagged(host)} played a red 5: your turn"
     assert note.deadline == game.turn_deadline.isoformat()
     assert note.expires_at == note.deadline
     assert note.path == f"/play/games/{game.pk}"
@@ -122,7 +130,7 @@ def test_a_player_watching_the_game_from_a_stream_hears_of_their_turn_only_if_th
     assert later.countdown == settings.NOTIFY_AFTER_SECONDS
     run_sent(sent_tasks, dispatch.NOTIFY_TURN_LATE)
     assert [(n.kind, n.player_id) for n in pushed] == [("your_turn", str(guest.player.pk))]
-    assert pushed[0].text == f"{host.player.name} played a red 5: your turn"
+    assert pushed[0].text == f"{tagged(host)} played a red 5: your turn"
 
 
 def test_a_late_reminder_of_a_turn_played_in_time_sends_nothing(
@@ -192,7 +200,7 @@ def test_the_end_of_a_game_and_the_rematch_offered_reach_the_other_players(
     run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
     finished = {n.player_id: n.text for n in pushed if n.kind == "game_finished"}
     assert finished == {
-        str(host.player.pk): f"{guest.player.name} won the game",
+        str(host.player.pk): f"{tagged(guest)} won the game",
         str(guest.player.pk): "You won the game",
     }
     pushed.clear()
@@ -203,7 +211,7 @@ def test_the_end_of_a_game_and_the_rematch_offered_reach_the_other_players(
     assert offered.player_id == str(host.player.pk)
     assert offered.path == f"/play/games/{rematch.pk}"
     assert offered.extra["rematch"] == str(rematch.pk)
-    assert offered.text == f"{guest.player.name} wants a rematch"
+    assert offered.text == f"{tagged(guest)} wants a rematch"
 
 
 def test_a_player_whose_seat_a_bot_took_after_timeouts_is_told_how_to_resume(
@@ -293,7 +301,7 @@ def test_a_turn_that_began_when_the_other_players_time_ran_out_is_pushed(
     run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
     [note] = pushed
     assert (note.kind, note.player_id) == ("your_turn", str(guest.player.pk))
-    assert note.text == f"{host.player.name} ran out of time: your turn"
+    assert note.text == f"{tagged(host)} ran out of time: your turn"
 
 
 def test_a_challenge_that_fails_hands_the_turn_back_to_the_player_it_was_against(
@@ -308,7 +316,7 @@ def test_a_challenge_that_fails_hands_the_turn_back_to_the_player_it_was_against
     assert answer.status_code == 200, answer.json()
     run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
     assert [(n.player_id, n.text) for n in pushed] == [
-        (str(guest.player.pk), f"{host.player.name} played a Wild Draw Four: your turn")
+        (str(guest.player.pk), f"{tagged(host)} played a Wild Draw Four: your turn")
     ]
     pushed.clear()
     game = reload(game)
@@ -319,5 +327,5 @@ def test_a_challenge_that_fails_hands_the_turn_back_to_the_player_it_was_against
     run_sent(sent_tasks, dispatch.NOTIFY_CHANGE)
     # Ann had no red: Bob draws six and is skipped, and it is Ann's turn again.
     assert [(n.kind, n.player_id) for n in pushed] == [("your_turn", str(host.player.pk))]
-    ann, bob = host.player.name, guest.player.name
+    ann, bob = tagged(host), tagged(guest)
     assert pushed[0].text == f"{bob} challenged {ann}'s Wild Draw Four and lost: your turn"

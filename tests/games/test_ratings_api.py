@@ -37,6 +37,7 @@ def test_anyone_reads_a_players_profile_with_rating_rank_and_stats(host, guest, 
     assert set(body) == {
         "id",
         "name",
+        "tag",
         "bot",
         "rating",
         "rank",
@@ -46,6 +47,7 @@ def test_anyone_reads_a_players_profile_with_rating_rank_and_stats(host, guest, 
         "created_at",
     }
     assert (body["id"], body["name"], body["bot"]) == (str(host.player.pk), "Host", None)
+    assert body["tag"] == host.player.tag
     assert body["rating"] == rating_of(host)
     assert body["rank"] is None  # one rated game: not on the leaderboard yet
     # Guest had played no rated game before: not an opponent the record counts yet.
@@ -117,7 +119,7 @@ def test_a_players_history_lists_finished_games_newest_first_from_their_seat(hos
     assert rated["players"] == [
         {
             "seat": 0,
-            "player": {"id": str(host.player.pk), "name": "Host"},
+            "player": {"id": str(host.player.pk), "name": "Host", "tag": host.player.tag},
             "bot": None,
             "place": 1,
             "points": 9,
@@ -125,7 +127,7 @@ def test_a_players_history_lists_finished_games_newest_first_from_their_seat(hos
         },
         {
             "seat": 1,
-            "player": {"id": str(guest.player.pk), "name": "Guest"},
+            "player": {"id": str(guest.player.pk), "name": "Guest", "tag": guest.player.tag},
             "bot": None,
             "place": 2,
             "points": 0,

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STOP_WITHIN = 10.0
 START_WITHIN = 120.0
 # Variables of the shell that would take the runner off the development defaults.
-NOT_PASSED_ON = {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "VAR_DIR"}
+NOT_PASSED_ON = {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "VAR_DIR", "HOST"}
 
 
 def development_env(var_dir: Path) -> dict[str, str]:
@@ -91,7 +91,7 @@ class Runner:
     """run_all.py, its output read from a pipe of the test's own (which it may close),
     and every process it was seen to start."""
 
-    def __init__(self, var_dir: Path, port: int) -> None:
+    def __init__(self, var_dir: Path, port: int, *, host: str | None = None) -> None:
         self.port = port
         self.output = bytearray()
         self.seen: set[Proc] = set()
@@ -100,7 +100,7 @@ class Runner:
             self.process = subprocess.Popen(
                 [sys.executable, "scripts/run_all.py", "--port", str(port)],
                 cwd=ROOT,
-                env=development_env(var_dir),
+                env={**development_env(var_dir), **({"HOST": host} if host else {})},
                 stdout=writing,
                 stderr=errors,
                 start_new_session=True,
@@ -271,6 +271,59 @@ def test_run_all_leaves_no_process_behind_within_ten_seconds(
     took = runner.stopped_within(STOP_WITHIN)
     print(f"run_all stopped in {took:.2f} s")
     assert runner.process.returncode == (0 if clean_exit else 128 + signal.SIGKILL), runner.log()
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The IPv4 addresses on which a socket of this machine listens on TCP `port`."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        address, _, hex_port = fields[1].partition(":")
+        if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+            found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("host", "listening"),
+    [(None, {"127.0.0.1"}), ("0.0.0.0", {"0.0.0.0"})],
+    ids=["by default", "with HOST=0.0.0.0"],
+)
+def test_the_api_listens_on_the_loopback_address_unless_host_says_otherwise(
+    var_dir: Path, host: str | None, listening: set[str]
+) -> None:
+    started = Runner(var_dir, free_port(), host=host)
+    try:
+        started.wait_until_healthy()
+        assert listening_addresses(started.port) == listening
+    finally:
+        started.kill_everything()
+
+
+@pytest.mark.parametrize(
+    ("environment", "arguments", "host"),
+    [
+        ({}, [], "127.0.0.1"),
+        ({"HOST": "0.0.0.0"}, [], "0.0.0.0"),
+        ({}, ["HOST=0.0.0.0"], "0.0.0.0"),
+    ],
+    ids=["by default", "HOST in the environment", "HOST on the command line"],
+)
+def test_make_run_hands_the_runner_the_loopback_address_unless_host_says_otherwise(
+    environment: dict[str, str], arguments: list[str], host: str
+) -> None:
+    env = {**{k: v for k, v in os.environ.items() if k != "HOST"}, **environment}
+    done = subprocess.run(
+        ["make", "--dry-run", "run", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    [command] = [line for line in done.stdout.splitlines() if "scripts/run_all.py" in line]
+    assert f" --host {host} " in command
 
 
 # A test of the developer's own, run by `make test` beside `make run`: it sends a bot

@@ -152,6 +152,20 @@ def test_behind_a_trusted_proxy_each_forwarded_client_is_counted_on_its_own(boss
     assert logged_in(client)
 
 
+@override_settings(NUM_PROXIES=1)
+def test_behind_a_trusted_proxy_the_addresses_of_one_ipv6_network_share_a_lock(boss):
+    proxy = "10.9.9.9"
+    for n in range(limit()):
+        log_in(f"someone{n}", "guess", address=proxy, forwarded=f"2001:db8:1:2:{n}::{n + 1}")
+    client, status = log_in("boss", PASSWORD, address=proxy, forwarded="2001:db8:1:2::beef")
+    assert status == 429
+    assert not logged_in(client)
+    # Another /64 is another client, as another IPv4 address is.
+    client, status = log_in("boss", PASSWORD, address=proxy, forwarded="2001:db8:1:3::1")
+    assert status == 302
+    assert logged_in(client)
+
+
 def test_the_lock_ends_after_the_cool_off(boss):
     for _ in range(limit()):
         log_in("boss", "guess", address="10.0.0.1")

@@ -3,22 +3,30 @@ deploy/haproxy.cfg (its servers two local API nodes instead of the replicas Dock
 DNS names, `bench.haproxy.local_config`) in front of two production servers on the
 test database. Requests reach both nodes, a stream passes frame by frame, the nodes
 count each client by the address the balancer forwards, and a stopped node is
-skipped and then marked down by its /healthz checks."""
+skipped and then marked down by its /livez checks. In front of a node that dies in
+the middle of requests, and then of none, the balancer's own answers (502, 503) are
+in the API's error shape with `Retry-After`."""
 
 from __future__ import annotations
 
 import http.client
+import json
 import os
+import re
+import socketserver
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import Popen
+from unittest.mock import ANY
 
 import pytest
 
 from bench import haproxy
-from tests.served import Client, Served, serving
+from bench.processes import ROOT
+from tests.served import Answer, Client, Served, serving
 from tests.support import free_port, log_tails, spawn, stop_groups, wait_until
 
 pytestmark = pytest.mark.slow
@@ -32,6 +40,7 @@ NODE_ENV = {
     "THROTTLE_RATE_ANONYMOUS": f"{SIGN_UPS}/day",
 }
 STREAM_READ_SECONDS = 10.0
+API_DOC = ROOT / "docs" / "api.md"
 
 
 @dataclass
@@ -50,8 +59,6 @@ class Balancer:
 
 @pytest.fixture(scope="module")
 def balancer(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None) -> Iterator[Balancer]:
-    binary = haproxy.haproxy()
-    assert binary is not None, "haproxy is not installed (apt-get install haproxy)"
     with ExitStack() as stack:
         nodes = [
             stack.enter_context(
@@ -60,23 +67,31 @@ def balancer(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None) ->
             for n in (1, 2)
         ]
         folder = tmp_path_factory.mktemp("balancer")
-        port = free_port()
-        config = folder / "haproxy.cfg"
-        config.write_text(haproxy.local_config(port, [node.port for node in nodes]))
-        checked = haproxy.check(config)
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-        process = spawn(
-            [binary, "-db", "-f", str(config)], log=folder / "haproxy.log", env=os.environ
-        )
-        stack.callback(stop_groups, [process], grace=5)
-        running = Balancer(port, folder, process, nodes)
-        wait_until(
-            lambda: running.client().get("/healthz").status == 200,
-            "the balancer",
-            30,
-            details=running.log,
-        )
-        yield running
+        yield start_balancer(stack, folder, nodes, [node.port for node in nodes])
+
+
+def start_balancer(
+    stack: ExitStack, folder: Path, nodes: list[Served], ports: list[int]
+) -> Balancer:
+    """deploy/haproxy.cfg in front of the servers on `ports`, answering its own
+    /livez checks and the clients' requests; stopped with `stack`."""
+    binary = haproxy.haproxy()
+    assert binary is not None, "haproxy is not installed (apt-get install haproxy)"
+    port = free_port()
+    config = folder / "haproxy.cfg"
+    config.write_text(haproxy.local_config(port, ports))
+    checked = haproxy.check(config)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    process = spawn([binary, "-db", "-f", str(config)], log=folder / "haproxy.log", env=os.environ)
+    stack.callback(stop_groups, [process], grace=5)
+    running = Balancer(port, folder, process, nodes)
+    wait_until(
+        lambda: running.client().get("/livez").status == 200,
+        "the balancer",
+        30,
+        details=running.log,
+    )
+    return running
 
 
 def test_haproxy_accepts_the_configuration_as_it_ships():
@@ -141,3 +156,117 @@ def test_a_stopped_node_is_skipped_at_once_and_then_marked_down(balancer, transa
         details=balancer.log,
     )
     assert second.process.poll() is None
+
+
+# -- the balancer's own answers ------------------------------------------------------------
+
+
+class DyingNode(socketserver.ThreadingTCPServer):
+    """A node that is alive to the balancer's checks (/livez) and dies in the middle
+    of every other request: it reads the request and closes the connection without
+    a word, as a node killed while it works."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), DyingRequest)
+        self.port = self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class DyingRequest(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        line = self.rfile.readline()
+        while self.rfile.readline() not in (b"\r\n", b""):
+            pass
+        if line.startswith(b"GET /livez "):
+            body = b'{"status":"ok"}'
+            head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            self.wfile.write(head.encode() + body)
+
+
+@pytest.fixture(scope="module")
+def dying(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Balancer, DyingNode]]:
+    node = DyingNode()
+    with ExitStack() as stack:
+        stack.callback(node.stop)
+        yield start_balancer(stack, tmp_path_factory.mktemp("dying"), [], [node.port]), node
+
+
+def assert_the_balancers_own(answer: Answer, status: int, code: str) -> None:
+    """An answer of HAProxy's (no node's `X-Served-By`) in the API's error shape,
+    saying when to ask again."""
+    assert answer.status == status, answer.raw
+    assert "x-served-by" not in answer.headers
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["retry-after"] == "1"
+    assert answer.body == {"error": {"code": code, "message": ANY, "details": {}}}
+
+
+def test_a_node_that_dies_mid_request_is_a_502_in_the_api_shape_on_a_fresh_connection(dying):
+    balancer, _node = dying
+    moved = balancer.client().post("/games/0/moves", {"action": "draw", "version": 1})
+    assert_the_balancers_own(moved, 502, "bad_gateway")
+
+
+def test_a_node_that_dies_mid_request_closes_a_kept_alive_connection_with_no_answer(dying):
+    """HAProxy lets the client send again, as it would after its own idle close: the
+    client sees the connection closed, with no status, and retries with its
+    Idempotency-Key (docs/operations.md)."""
+    balancer, _node = dying
+    connection = http.client.HTTPConnection("127.0.0.1", balancer.port, timeout=10)
+    try:
+        connection.request("GET", "/livez", headers={"Host": "api"})
+        first = connection.getresponse()
+        assert (first.status, first.read()) == (200, b'{"status":"ok"}')
+        connection.request("POST", "/api/v1/games/0/moves", body=b"{}", headers={"Host": "api"})
+        with pytest.raises(http.client.RemoteDisconnected):
+            connection.getresponse()
+    finally:
+        connection.close()
+
+
+def test_with_no_node_left_every_request_is_a_503_in_the_api_shape(dying):
+    balancer, node = dying
+    node.stop()
+    answers = [balancer.client().get("/games") for _ in range(3)]
+    for answer in answers:
+        assert_the_balancers_own(answer, 503, "service_unavailable")
+    wait_until(
+        lambda: "nodes/node1 is DOWN" in balancer.log(),
+        "the balancer's checks marking the node down",
+        20,
+        details=balancer.log,
+    )
+    assert_the_balancers_own(balancer.client().get("/games"), 503, "service_unavailable")
+
+
+def test_every_answer_the_balancer_makes_is_in_the_api_shape_with_a_code_api_md_defines():
+    """The statuses HAProxy itself answers from a request it has read (its parser's
+    400 and 408 for a request it could not read are its built-in pages until
+    HAProxy 3.2: docs/operations.md)."""
+    defined = set(re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", API_DOC.read_text(), re.M))
+    errors = [
+        line.split(maxsplit=2)
+        for line in haproxy.sections()["defaults"]
+        if line.startswith("http-error ")
+    ]
+    statuses = {}
+    for _keyword, _status, rest in errors:
+        found = re.fullmatch(
+            r"(\d{3}) content-type application/json string '(.*)'(?: hdr Retry-After 1)?", rest
+        )
+        assert found is not None, rest
+        status, text = found.group(1, 2)
+        body = json.loads(text)
+        assert set(body["error"]) == {"code", "message", "details"}, body
+        assert (status, body["error"]["code"]) in defined, (status, body)
+        statuses[status] = "hdr Retry-After 1" in rest
+    assert statuses == {
+        "400": False, "408": False, "500": False, "502": True, "503": True, "504": True
+    }  # fmt: skip

@@ -2,7 +2,8 @@
 one shared environment of variables the settings read, and URLs that point at the
 services the file defines. The API scales (`--scale api=N`) behind the balancer,
 the only published port, whose configuration (deploy/haproxy.cfg) finds the
-replicas through Docker's DNS and probes /healthz. Its `monitoring` profile stays in
+replicas through Docker's DNS and probes their liveness (/livez), while compose
+waits for their readiness (/healthz). Its `monitoring` profile stays in
 step with the metrics: Prometheus scrapes the API's /metrics with the token, and
 every expression of the Grafana dashboard reads a family unoservice/metrics.py
 exports. (No Docker engine is needed: the files are parsed.)"""
@@ -25,7 +26,8 @@ from games.serializers import MAX_WAIT_SECONDS
 from tests.support import ROOT, settings_with
 from unoservice import metrics
 
-APP_SERVICES = ("migrate", "api", "worker", "beat")
+APP_SERVICES = ("migrate", "api", "worker", "push-worker", "beat")
+WORKERS = ("worker", "push-worker")
 MONITORING_SERVICES = ("prometheus", "grafana")
 
 # The families /metrics reads when scraped rather than counts, and the module that
@@ -185,7 +187,7 @@ def test_migrations_run_once_then_the_api_serves_with_the_services_own_server_co
     assert text.startswith("python -m unoservice.serve --host 0.0.0.0 --port 8000")
     assert "migrate" not in text  # replicas started together must not migrate at once
     assert "--access-log" not in text  # the service writes its own line per request
-    for name in ("api", "worker", "beat"):
+    for name in ("api", *WORKERS, "beat"):
         assert services[name]["depends_on"]["migrate"] == {
             "condition": "service_completed_successfully"
         }, name
@@ -229,16 +231,28 @@ def test_the_balancer_finds_every_replica_through_dockers_dns(compose):
     assert {"check", "resolvers", "docker", "init-addr", "none"} <= set(options)
 
 
-def test_the_balancer_probes_healthz_with_a_host_the_api_answers_to(compose):
+def test_the_balancer_probes_livez_with_a_host_the_api_answers_to(compose):
+    """Liveness, which a database or broker outage shared by every node does not
+    fail: /healthz would take them all out at once."""
     (backend,) = [lines for name, lines in haproxy.sections().items() if "backend" in name]
     assert "option httpchk" in backend
     (send,) = [line for line in backend if line.startswith("http-check send ")]
     words = send.split()
-    assert words[words.index("meth") + 1 : words.index("uri") + 2] == ["GET", "uri", "/healthz"]
+    assert words[words.index("meth") + 1 : words.index("uri") + 2] == ["GET", "uri", "/livez"]
     host = words[words.index("Host") + 1]
     assert host in environment(compose, "api")["ALLOWED_HOSTS"].split(",")
-    # 503 (no database or broker) takes a node out, 200 "degraded" does not.
     assert "http-check expect status 200" in backend
+
+
+def test_compose_starts_the_balancer_once_a_node_is_ready_to_serve(compose):
+    """The API's own health check is readiness (/healthz: its database and broker
+    answer): the balancer starts once a node can serve, and `docker compose ps`
+    shows which nodes can."""
+    test = " ".join(compose["services"]["api"]["healthcheck"]["test"])
+    assert "http://127.0.0.1:8000/healthz'" in test
+    assert compose["services"]["balancer"]["depends_on"] == {
+        "api": {"condition": "service_healthy"}
+    }
 
 
 def test_the_api_trusts_the_one_proxy_that_writes_x_forwarded_for(compose):
@@ -260,8 +274,19 @@ def test_the_balancer_outwaits_a_streams_pings_and_a_long_polls_wait():
 
 
 def test_the_worker_and_beat_run_this_projects_celery_app(compose):
-    assert command(compose, "worker").startswith("celery -A unoservice worker")
+    for name in WORKERS:
+        assert command(compose, name).startswith("celery -A unoservice worker"), name
     assert command(compose, "beat").startswith("celery -A unoservice beat")
+
+
+def test_every_queue_of_the_service_has_a_worker_of_its_own_and_pushes_wait_apart(compose):
+    queues, push_queue = settings_with({}, "[s.SERVICE_QUEUES, s.PUSH_QUEUE]")
+    consumed = {}
+    for name in WORKERS:
+        argv = command(compose, name).split()
+        consumed[name] = argv[argv.index("-Q") + 1].split(",")
+    assert sorted(q for names in consumed.values() for q in names) == sorted(queues)
+    assert consumed["push-worker"] == [push_queue]
 
 
 def test_the_api_worker_and_beat_share_one_environment_and_image(compose):
@@ -353,13 +378,13 @@ def test_the_urls_point_at_the_services_defined_here(compose):
 
 def test_everything_has_a_health_check_or_waits_for_one(compose):
     services = compose["services"]
-    for name in ("postgres", "redis", "api", "worker"):
+    for name in ("postgres", "redis", "api", *WORKERS):
         assert services[name]["healthcheck"]["test"], name
     assert services["migrate"]["depends_on"] == {
         "postgres": {"condition": "service_healthy"},
         "pgbouncer": {"condition": "service_healthy"},
     }
-    for name in ("api", "worker", "beat"):
+    for name in ("api", *WORKERS, "beat"):
         assert services[name]["depends_on"] == {
             "migrate": {"condition": "service_completed_successfully"},
             "redis": {"condition": "service_healthy"},

@@ -5,15 +5,19 @@ production settings, each with the worker's memory read before and after it and
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import pytest
+import uvicorn
+from uvicorn.server import ServerState
 
 from tests import attacks
 from tests.served import Client, Served, serving
+from unoservice.connections import GuardedHttpToolsProtocol
 
 # The server works on the test database: the tests ask for it, and commit.
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -210,3 +214,64 @@ def test_the_connection_cap_keeps_files_for_the_process_under_its_open_file_limi
         # Once the flood is gone, everyone is served again.
         time.sleep(0.5)
         assert health(api) == 200
+
+
+class _Peer:
+    """A transport as asyncio hands a protocol one, from the peer `address`."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.written = b""
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"peername": (self.address, 40000), "sockname": ("::1", 8000)}.get(name, default)
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+async def _never_called(scope: object, receive: object, send: object) -> None:
+    raise AssertionError("no request was sent")
+
+
+def test_the_addresses_of_one_ipv6_network_share_a_connection_cap(settings):
+    settings.MAX_CONNECTIONS_PER_ADDRESS = 3
+    settings.NUM_PROXIES = 0
+    loop = asyncio.new_event_loop()
+    config = uvicorn.Config(app=_never_called, lifespan="off")
+    state = ServerState()
+
+    def connect(address: str) -> tuple[GuardedHttpToolsProtocol, _Peer]:
+        protocol = GuardedHttpToolsProtocol(config, state, {}, _loop=loop)
+        peer = _Peer(address)
+        protocol.connection_made(peer)  # type: ignore[arg-type]
+        return protocol, peer
+
+    try:
+        held = [connect(f"2001:db8:1:2::{n + 1}") for n in range(3)]
+        refused, over = connect("2001:db8:1:2:ffff::1")
+        _, elsewhere = connect("2001:db8:1:3::1")
+        _, ipv4 = connect("203.0.113.9")
+        assert not any(peer.closed for _, peer in held)
+        assert over.closed
+        assert b"503" in over.written.split(b"\r\n")[0]
+        assert b'"code": "service_unavailable"' in over.written
+        assert not elsewhere.closed
+        assert not ipv4.closed
+        # A connection of the network that closes leaves a place for another (the
+        # refused one closes too, as its transport tells it).
+        refused.connection_lost(None)
+        held[0][0].connection_lost(None)
+        _, again = connect("2001:db8:1:2::abcd")
+        assert not again.closed
+    finally:
+        for protocol in list(state.connections):
+            protocol.connection_lost(None)
+        loop.close()

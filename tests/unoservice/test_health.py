@@ -1,4 +1,5 @@
-"""GET /healthz: the database and the broker, a worker's ping and beat's last sweep."""
+"""GET /healthz: the database and the broker, a worker's ping, beat's last sweep and
+each queue's last heartbeat."""
 
 import datetime as dt
 import os
@@ -52,9 +53,21 @@ def swept(seconds_ago: float) -> None:
         tasks.sweep_overdue()
 
 
+def heard(queue: str, seconds_ago: float) -> None:
+    """The heartbeat beat sends into `queue`, run by its worker `seconds_ago`."""
+    with time_machine.travel(timezone.now() - dt.timedelta(seconds=seconds_ago), tick=False):
+        tasks.heartbeat(queue)
+
+
+@pytest.fixture
+def queues_heard(db, settings) -> None:
+    for queue in settings.SERVICE_QUEUES:
+        heard(queue, seconds_ago=1)
+
+
 @pytest.mark.django_db
 def test_healthz_is_ok_when_the_database_and_broker_answer_a_worker_pings_back_and_beat_swept(
-    client, pings
+    client, pings, queues_heard
 ):
     swept(seconds_ago=1)
     response = client.get("/healthz")
@@ -67,6 +80,7 @@ def test_healthz_is_ok_when_the_database_and_broker_answer_a_worker_pings_back_a
         "broker": "ok",
         "worker": "ok",
         "beat": "ok",
+        "queues": {"celery": "ok", "push": "ok"},
     }
     assert 1.0 <= age < 3.0
     assert "no-cache" in response["Cache-Control"]
@@ -264,9 +278,10 @@ def test_the_broker_check_passes_against_a_live_redis(redis_url):
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_and_beat_make_healthz_ok_and_a_killed_worker_leaves_it_degraded(
-    client, celery_processes
+    client, celery_processes, settings
 ):
-    procs = celery_processes(0.0)
+    settings.QUEUE_HEARTBEAT_SECONDS = 1.0
+    procs = celery_processes(0.0, env={"QUEUE_HEARTBEAT_SECONDS": "1.0"})
 
     def answer() -> dict[str, object]:
         cache.clear()  # no answer kept from the poll before
@@ -275,6 +290,10 @@ def test_a_real_worker_and_beat_make_healthz_ok_and_a_killed_worker_leaves_it_de
         return response.json()
 
     procs.wait_until(lambda: answer()["status"] == "ok", "the worker and beat to show", 60)
+    # The push queue's worker stuck or gone: the other worker still answers pings.
+    procs.kill_worker("push-worker")
+    procs.wait_until(lambda: answer()["queues"]["push"] == "down", "the push queue down", 30)
+    assert (answer()["worker"], answer()["queues"]["celery"]) == ("ok", "ok")
     procs.kill_worker()
     procs.wait_until(lambda: answer()["worker"] == "down", "the killed worker to be down", 30)
     assert answer()["status"] == "degraded"

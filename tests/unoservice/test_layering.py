@@ -89,3 +89,59 @@ def test_what_reads_ratings_never_imports_what_writes_them():
     assert {module: names for module, names in reaching.items() if names} == {}
     # The rule bites: the services, which end games, do reach the writes.
     assert "games.ratings.writes" in reached_from("games.services.play")
+
+
+# The parts of games that must stand in layers: the services under the live streams
+# and the serializers (which name the services' limits), the serializers under the
+# live streams. A circle through any of them is what made each load the others.
+LAYERED_PARTS = ("games.services", "games.live", "games.serializers")
+
+
+def games_part(module: str) -> str:
+    """The part of games that `module` belongs to: its package under games, or itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def games_graph() -> dict[str, set[str]]:
+    """Which parts of games import which, every import counted (inside functions and
+    for type checking too: either would still tie the parts together)."""
+    graph: dict[str, set[str]] = {}
+    for path in (PROJECT / "games").rglob("*.py"):
+        parts = path.relative_to(PROJECT).with_suffix("").parts
+        if "migrations" in parts:
+            continue
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if module == "games":  # the app's package, run before any of its modules
+            continue
+        source = source_of(module)
+        assert source is not None
+        part = games_part(module)
+        imported = {games_part(name) for name in imports_of(module, source)}
+        graph.setdefault(part, set()).update(
+            name for name in imported if name.startswith("games.") and name != part
+        )
+    return graph
+
+
+def circle_through(start: str, graph: dict[str, set[str]]) -> list[str] | None:
+    """A path of imports from `start` back to it, or None."""
+    todo, seen = [[start, name] for name in graph.get(start, ())], set()
+    while todo:
+        path = todo.pop()
+        if path[-1] == start:
+            return path
+        if path[-1] not in seen:
+            seen.add(path[-1])
+            todo.extend([*path, name] for name in graph.get(path[-1], ()))
+    return None
+
+
+def test_no_import_circle_runs_through_the_services_the_live_streams_or_the_serializers():
+    graph = games_graph()
+    assert {part for part in LAYERED_PARTS if part in graph} == set(LAYERED_PARTS)
+    circles = {part: circle_through(part, graph) for part in LAYERED_PARTS}
+    assert {part: path for part, path in circles.items() if path} == {}
+
+
+def test_the_services_import_neither_the_live_streams_nor_the_serializers():
+    assert games_graph()["games.services"] & {"games.live", "games.serializers"} == set()

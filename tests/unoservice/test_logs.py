@@ -4,9 +4,11 @@ travels with the tasks the request sends."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,6 +22,7 @@ from tests.factories import Persona, human_to_act_game, seed_where, start_game
 from tests.support import run_python, settings_with
 from unoservice import observability
 from unoservice.celery import app as celery_app
+from unoservice.wsgi_threads import ThreadedWSGI
 
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "a-long-random-production-secret-" + "x" * 20}
 
@@ -93,6 +96,43 @@ def test_a_refused_request_is_logged_with_its_status_and_no_player(logged):
     assert line["status"] == 401
     assert line["player_id"] is None
     assert line["route"] == "api/v1/players/me"
+
+
+def test_a_client_that_goes_while_its_request_runs_on_a_thread_is_logged_as_a_499(logged):
+    went = threading.Event()
+    messages = [{"type": "http.request", "body": b"{}"}, {"type": "http.disconnect"}]
+
+    async def receive() -> dict[str, Any]:
+        message = messages.pop(0)
+        if message["type"] == "http.disconnect":
+            went.set()
+        return message
+
+    async def send(message: dict[str, Any]) -> None:
+        pass  # the server drops what is sent to a client that went
+
+    def slow_view(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        assert went.wait(10)  # the client goes while the request runs
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [b"{}"]
+
+    api = observability.ObservedASGI(ThreadedWSGI(slow_view, 1))
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/v1/games",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "http_version": "1.1",
+        "scheme": "http",
+        "root_path": "",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+    }
+    asyncio.run(api(scope, receive, send))
+    [line] = logged()
+    assert line["status"] == 499
+    assert line["method"] == "POST"
 
 
 def test_log_lines_written_while_a_request_is_served_carry_its_id() -> None:

@@ -16,6 +16,7 @@ from unoservice.env import (
     BROKER_VISIBILITY_TIMEOUT,
     FILESYSTEM_EXCHANGES,
     broker_config,
+    check_push_allow_http,
     check_secret_key,
     database_config,
     env_bool,
@@ -94,6 +95,27 @@ def test_the_dev_secret_key_is_refused_when_debug_is_false():
 def test_the_dev_secret_key_is_accepted_in_debug_and_a_real_key_always():
     check_secret_key("dev", debug=True, dev_default="dev")
     check_secret_key("a-private-random-value", debug=False, dev_default="dev")
+
+
+def test_loopback_pushes_are_refused_in_production_unless_said_twice():
+    with pytest.raises(ImproperlyConfigured, match="PUSH_ALLOW_HTTP_WITHOUT_DEBUG"):
+        check_push_allow_http(True, debug=False, confirmed=False)
+    assert check_push_allow_http(True, debug=False, confirmed=True)
+    assert check_push_allow_http(True, debug=True, confirmed=False)
+    assert not check_push_allow_http(False, debug=False, confirmed=True)
+
+
+def test_a_deployment_that_allows_loopback_pushes_by_one_variable_does_not_start():
+    env = {**os.environ, "DEBUG": "false", "SECRET_KEY": "k" * 50, "PUSH_ALLOW_HTTP": "true"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={**env, "DJANGO_SETTINGS_MODULE": "unoservice.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "PUSH_ALLOW_HTTP_WITHOUT_DEBUG" in done.stderr
 
 
 def test_database_url_defaults_to_an_sqlite_file_under_var(tmp_path):

@@ -98,6 +98,7 @@ def play_env(vapid_keys: tuple[str, str], push_service: PushService) -> dict[str
         "VAPID_PRIVATE_KEY": private,
         "VAPID_SUBJECT": VAPID_SUBJECT,
         "PUSH_ALLOW_HTTP": "true",
+        "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
     }
 
 

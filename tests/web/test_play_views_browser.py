@@ -104,7 +104,10 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     sign_up(bob_page, "Bob")
     bob_page.click(f'.watch a[href="/play/games/{game_id}"]')
     bob_page.wait_for_selector(".status:has-text('You are watching.')", timeout=20_000)
-    assert bob_page.locator(".seat-name:text-is('Ann')").count() == 1
+    # Her name comes with her tag, which tells her apart from any other Ann.
+    ann_id = ann.get("/players/me").body["id"]
+    ann_tag = ann.get(f"/players/{ann_id}").body["tag"]
+    assert bob_page.locator(f".seat-name:text-is('Ann#{ann_tag}')").count() == 1
     assert bob_page.locator(".hand, .actions").count() == 0
     fits(bob_page, DESK)
     fits(bob_page, PHONE)

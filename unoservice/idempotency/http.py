@@ -25,10 +25,10 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle
 
 from players.models import Player
 from unoservice.api_errors import exception_handler
+from unoservice.client_address import client_group
 from unoservice.errors import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
@@ -63,8 +63,10 @@ def _owner(request: Request) -> tuple[Player | None, str]:
     user: object = request.user  # a Player, not a Django user, when a token came
     if isinstance(user, Player):
         return user, str(user.pk)
-    # The client address as the rate limits see it (trusting NUM_PROXIES proxies).
-    return None, "anonymous:" + str(BaseThrottle().get_ident(request))
+    # The client address as the rate limits count it (trusting NUM_PROXIES proxies,
+    # an IPv6 address by its /64): a retry from another of the host's temporary
+    # IPv6 addresses still finds its key.
+    return None, "anonymous:" + client_group(request)
 
 
 def _advisory_lock_id(owner: str, key: str) -> int:

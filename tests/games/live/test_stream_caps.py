@@ -40,14 +40,17 @@ class Streams:
         self.server = server
         self.open: list[Stream] = []
 
-    def game(self, persona: Persona, game_id: str) -> Stream:
-        return self._open(f"/api/v1/games/{game_id}/stream", persona)
+    def game(self, persona: Persona, game_id: str, forwarded: str | None = None) -> Stream:
+        return self._open(f"/api/v1/games/{game_id}/stream", persona, forwarded)
 
     def lobby(self, persona: Persona) -> Stream:
         return self._open("/api/v1/players/me/stream", persona)
 
-    def _open(self, path: str, persona: Persona) -> Stream:
-        stream = connect(self.server.url + path, {"Authorization": f"Bearer {persona.token}"})
+    def _open(self, path: str, persona: Persona, forwarded: str | None = None) -> Stream:
+        headers = {"Authorization": f"Bearer {persona.token}"}
+        if forwarded is not None:
+            headers["X-Forwarded-For"] = forwarded
+        stream = connect(self.server.url + path, headers)
         self.open.append(stream)
         return stream
 
@@ -175,3 +178,26 @@ def _opens(opened: Streams, persona: Persona, game_id: str) -> bool:
     except StreamRefused:
         return False
     return True
+
+
+def test_behind_a_proxy_one_ipv6_network_holds_one_address_cap_of_streams(
+    tmp_path: Path,
+) -> None:
+    env = {"MAX_STREAMS_PER_ADDRESS": "3", "NUM_PROXIES": "1"}
+    with serving(tmp_path, env, workers=2) as server:
+        opened = Streams(server)
+        try:
+            players = [make_persona(f"P{n}") for n in range(4)]
+            game_id = str(start_game(players[0], players[1], seed=21).pk)
+            for n, persona in enumerate(players[:3]):
+                opened.game(persona, game_id, forwarded=f"2001:db8:1:2::{n + 1}")
+            with pytest.raises(StreamRefused) as refused:
+                opened.game(players[3], game_id, forwarded="2001:db8:1:2:ffff::1")
+            assert_too_many_streams(refused.value)
+            assert refused.value.json()["error"]["details"]["per"] == "address"
+            # Another /64 has a cap of its own, as another IPv4 address has.
+            opened.game(players[3], game_id, forwarded="2001:db8:1:3::1")
+            for n in range(3):
+                opened.game(players[3], game_id, forwarded=f"198.51.100.{n + 1}")
+        finally:
+            opened.close_all()

@@ -300,3 +300,55 @@ def test_the_operator_chooses_the_push_services(host, settings):
     )
     refused = host.post("/players/me/devices", webpush(ENDPOINT))
     assert_error(refused, 400, "invalid_request")
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        # urllib3 ends these hosts at the backslash: 169.254.169.254, 127.0.0.1, localhost.
+        "https://169.254.169.254\\.fcm.googleapis.com/latest/meta-data/",
+        "https://127.0.0.1\\.fcm.googleapis.com/x",
+        "https://localhost\\.fcm.googleapis.com/x",
+        "https://fcm.googleapis.com/fcm\\send/x",
+        # userinfo, either side of the push host
+        "https://evil@fcm.googleapis.com/",
+        "https://fcm.googleapis.com@evil.com/",
+        "https://fcm.googleapis.com:x@evil.com/",
+        # ports other than 443, however written
+        "https://fcm.googleapis.com:18431/x",
+        "https://fcm.googleapis.com:0443/x",
+        "https://fcm.googleapis.com:80/x",
+        "https://fcm.googleapis.com:/x",
+        "https://fcm.googleapis.com:+443/x",
+        # hosts that parse differently once decoded
+        "https://fcm%2egoogleapis.com/x",
+        "https://169.254.169.254%2f.fcm.googleapis.com/x",
+        "https://fcm.googleapis.com%40evil.com/x",
+        "https://fcm.googleapis\u3002com/x",
+        "https://fcm.googleapis.com\uff0fevil.com/x",
+        "https://xn--fcm.googleapis.com\u200b/x",
+        "https://[::ffff:a9fe:a9fe].fcm.googleapis.com/x",
+    ],
+)
+def test_an_endpoint_the_sending_library_could_read_otherwise_is_refused(host, endpoint):
+    error = assert_error(
+        host.post("/players/me/devices", webpush(endpoint)), 400, "invalid_request"
+    )
+    assert list(error["details"]["fields"]) == ["subscription.endpoint"]
+    assert not Device.objects.exists()
+
+
+def test_port_443_written_out_is_the_push_services_own(host):
+    endpoint = "https://fcm.googleapis.com:443/fcm/send/x"
+    assert host.post("/players/me/devices", webpush(endpoint)).status_code == 201
+
+
+def test_a_push_host_is_taken_without_being_resolved(host, monkeypatch):
+    """Where it leads is checked when sending: registering works offline."""
+    import socket
+
+    def offline(*args: Any, **kwargs: Any) -> Any:
+        raise socket.gaierror("no network")
+
+    monkeypatch.setattr(socket, "getaddrinfo", offline)
+    assert host.post("/players/me/devices", webpush()).status_code == 201

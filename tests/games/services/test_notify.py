@@ -1,5 +1,5 @@
 """The notifications' payloads: what the services send is what the hub reads back,
-and anything else on the channel is ignored (games/live/notify.py)."""
+and anything else on the channel is ignored (games/services/notify.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from games.live import notify
+from games.services import notify
 
 GAME = uuid.UUID("6f1c2a34-0000-4000-8000-000000000001")
 PLAYER = uuid.UUID("6f1c2a34-0000-4000-8000-000000000002")
