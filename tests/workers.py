@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -51,6 +52,7 @@ class CeleryProcesses:
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.started = 0
+        self.worker_names: list[str] = []
 
     def _spawn(self, name: str, argv: list[str]) -> None:
         self.started += 1
@@ -59,10 +61,25 @@ class CeleryProcesses:
 
     def start_worker(self) -> None:
         """The worker of bots, timers and sweeps, and the push queue's own, as
-        deployed."""
+        deployed: whichever of the two is not running (after `kill_worker`), so that
+        none is left behind unstopped, consuming a later test's tasks."""
         name = uuid.uuid4().hex[:8]
-        self._spawn("worker", celery_worker(f"test-{name}@%h", queues=["celery"]))
-        self._spawn("push-worker", celery_worker(f"push-{name}@%h", queues=["push"]))
+        if "worker" not in self.processes:
+            self.worker_names = [f"test-{name}@{socket.gethostname()}"]
+            self._spawn("worker", celery_worker(f"test-{name}@%h", queues=["celery"]))
+        if "push-worker" not in self.processes:
+            self._spawn("push-worker", celery_worker(f"push-{name}@%h", queues=["push"]))
+
+    def wait_for_the_worker(self, seconds: float = 60) -> None:
+        """Wait until the worker of bots and timers answers a ping: for a test whose
+        timing starts when the worker takes a task, not when its process starts."""
+        from unoservice.celery import app
+
+        self.wait_until(
+            lambda: app.control.ping(destination=self.worker_names, timeout=0.5),
+            "the worker did not start",
+            seconds,
+        )
 
     def start_beat(self) -> None:
         schedule = self.folder / f"beat-schedule-{self.started}"

@@ -250,7 +250,10 @@ class Session(requests.Session):
         except _Refused as error:
             raise AddressRefused(str(error), request=request) from None
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
-            if call.expired:
+            # Every timeout given to the socket is what was left of the deadline, so one
+            # that fires is the deadline too, even a moment before the watchdog's.
+            timed_out = (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)
+            if call.expired or isinstance(error, timed_out):
                 raise DeadlineExceeded(
                     f"no whole answer within {self.deadline:g} s", request=request
                 ) from error

@@ -24,12 +24,25 @@ export function showTable(main, gameId, go) {
   // The player's own seat is theirs by their id, not by the view's `you`, which a
   // bot holding it after their timeouts leaves empty: the log names them alike.
   const signedIn = player();
+  // The log and the prompts name a player by name alone, with the tag only where
+  // another seat has the same name; the seats' list shows every tag beside the name.
+  const namesake = (s) => state.view.seats.some((o) => o !== s && o.player
+    && o.player.name.toLowerCase() === s.player.name.toLowerCase());
   const name = (seat) => {
     const s = state.view && state.view.seats[seat];
     if (!s) return `#${seat}`;
-    const base = s.player ? text.tagged(s.player.name, s.player.tag) : text.botName(s.bot, seat);
+    const base = !s.player ? text.botName(s.bot, seat)
+      : namesake(s) ? text.tagged(s.player.name, s.player.tag) : s.player.name;
     return s.player && signedIn && s.player.id === signedIn.id ? `${base} (${text.you})` : base;
   };
+
+  // The seats' list: the name, its tag (muted) and whether it is the player's own.
+  function seatName(s) {
+    if (!s.player) return [name(s.seat)];
+    const mine = signedIn && s.player.id === signedIn.id;
+    return [s.player.name, s.player.tag ? h("span", { class: "tag" }, text.tag(s.player.tag)) : null,
+      mine ? ` (${text.you})` : null];
+  }
 
   function applyView(view) {
     if (state.view && view.version < state.view.version) return;
@@ -110,7 +123,7 @@ export function showTable(main, gameId, go) {
       const turn = view.current_seat === s.seat;
       const deadline = turn && view.turn_deadline;
       return h("li", { class: `seat${turn ? " turn" : ""}`, "aria-current": turn ? "true" : null },
-        h("span", { class: "seat-name" }, name(s.seat)),
+        h("span", { class: "seat-name" }, ...seatName(s)),
         h("span", { class: "seat-cards" }, text.cards(s.card_count)),
         h("span", { class: "seat-score" }, text.points(s.score)),
         s.said_uno ? h("span", { class: "badge uno" }, text.saidUno) : null,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -243,6 +244,9 @@ def checks_but_the_databases_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(health, "check_broker", lambda: None)
     monkeypatch.setattr(health, "worker_state", lambda: health.OK)
     monkeypatch.setattr(health, "beat_state", lambda: (health.OK, 0.5))
+    monkeypatch.setattr(
+        health, "queue_states", lambda: dict.fromkeys(settings.SERVICE_QUEUES, health.OK)
+    )
 
 
 @pytest.mark.usefixtures("checks_but_the_databases_pass")

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from games import replay, services
 from games.models import Event, Game, Seat, seating_entry
+from players.models import player_tag
 from tests.factories import (
     Persona,
     assert_error,
@@ -85,7 +86,11 @@ def test_the_first_player_to_ask_creates_the_rematch_with_the_same_settings_and_
     view = response.json()
     new = Game.objects.get(pk=view["id"])
     assert view["status"] == "waiting"
-    assert view["host"] == {"id": str(guest.player.pk), "name": "Guest"}
+    assert view["host"] == {
+        "id": str(guest.player.pk),
+        "name": "Guest",
+        "tag": player_tag(guest.player.pk),
+    }
     assert view["you"] == {"seat": 0, "hand": [], "legal_moves": []}
     # The bot the game was created with comes back; the one that took Third's seat
     # does not: that seat is Third's to take, were they not gone.

@@ -103,6 +103,9 @@ def test_a_task_held_past_the_visibility_timeout_is_delivered_again_and_applies_
 ):
     # The worker alone: no sweep may apply the timeout in the task's place.
     procs = celery_processes(0.0, env=short_visibility, beat=False)
+    # Held past the visibility timeout means taken well before its ETA: by a worker
+    # that is up, not one still starting when the ETA comes.
+    procs.wait_for_the_worker()
     runs = {
         outcome: counted("uno_tasks_total", task=dispatch.TURN_TIMEOUT, outcome=outcome)
         for outcome in ("applied", "stale")
