@@ -28,6 +28,7 @@ from unoclient.render import (
     final_scores,
     seat_name,
     seconds_until,
+    unrated_line,
 )
 from unoclient.sse import Message, StreamRefused
 from unoclient.stream import RECONNECTED, RECONNECTING, StreamReader, auth_headers, stream_url
@@ -387,6 +388,9 @@ class Session:
     def finish(self) -> int:
         status = (self.ended or {}).get("status") or self.view["status"]
         self.say(f"Final scores: {final_scores(self.view['seats'], self.me)}")
+        unrated = unrated_line(self.view)
+        if unrated is not None:
+            self.say(unrated)
         self.say(f"Game over ({status}).")
         return 0
 

@@ -204,5 +204,21 @@ def seconds_until(moment: str | None, now: dt.datetime | None = None) -> int | N
     return max(math.ceil((when - now).total_seconds()), 0)
 
 
+# Why a game between people moved no rating (the view's `unrated_reason`); games
+# that never could (bots only, created unrated, abandoned) say nothing.
+UNRATED_REASONS = {
+    "same_network": "you and another player joined from one network",
+    "repeat_opponents": "the same people have played rated games often lately",
+    "annulled": "its ratings were annulled",
+}
+
+
+def unrated_line(view: dict[str, Any]) -> str | None:
+    """What the end of a game says when it moved no rating for a reason a player can
+    act on, or None."""
+    reason = UNRATED_REASONS.get(view.get("unrated_reason") or "")
+    return f"Not rated: {reason}." if reason and view.get("rated") is False else None
+
+
 def final_scores(seats: list[dict[str, Any]], me: int | None) -> str:
     return ", ".join(f"{seat_name(seats, s['seat'], me)} {s['score']}" for s in seats)

@@ -43,7 +43,7 @@ def rate_bot(service: Deployment, strategy: str, ordinal: float) -> None:
     with psycopg.connect(service.postgres.url, autocommit=True) as primary:
         primary.execute(
             "INSERT INTO players_rating (key, bot, mu, sigma, ordinal, games, opponents,"
-            " opponents_met, updated_at) VALUES (%s, %s, 30, 2, %s, 9, '', 3, now())",
+            " opponents_met, met, updated_at) VALUES (%s, %s, 30, 2, %s, 9, '', 3, '', now())",
             [f"bot:{strategy}", strategy, ordinal],
         )
 

@@ -68,7 +68,7 @@ def test_a_staff_member_steps_through_a_finished_game_in_the_browser(live_server
         before = hands_on_screen(page)
         page.click("#next")
         wait_for_true(
-            page, f"document.getElementById('seq').value === '{seq + 1}'", timeout_ms=5000
+            page, f"document.getElementById('seq')?.value === '{seq + 1}'", timeout_ms=5000
         )
         seq += 1
         steps += 1

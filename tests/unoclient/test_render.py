@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.unoclient.fakes import game_view
-from unoclient.render import Painter, describe_event, final_scores, seconds_until
+from unoclient.render import Painter, describe_event, final_scores, seconds_until, unrated_line
 
 SEATS = [
     {"seat": 0, "player": {"id": "p", "name": "Ann"}, "bot": None},
@@ -85,3 +85,10 @@ def test_the_end_of_a_rated_game_shows_the_players_rating_change_first():
     assert line("game_rated", None, ratings=ratings) == (
         "Rated: Your rating 12.5 (+2.0); Bot 1 (greedy) 4.2 (-1.5); Bob -3.0 (-0.6)"
     )
+
+
+def test_a_game_between_people_that_moved_no_rating_says_why_when_they_can_act_on_it():
+    unrated = {"rated": False, "unrated_reason": "same_network"}
+    assert unrated_line(unrated) == ("Not rated: you and another player joined from one network.")
+    assert unrated_line({"rated": False, "unrated_reason": "unrated_game"}) is None
+    assert unrated_line({"rated": True, "unrated_reason": None}) is None
