@@ -349,6 +349,7 @@ def run(turns: int, rounds: int) -> dict[str, Any]:
         "CACHE_URL": cache,
         "LOG_REQUESTS": "false",
         "PUSH_ALLOW_HTTP": "true",
+        "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
         "PUSH_RATE_PER_MINUTE": "1000000",
         "VAPID_PRIVATE_KEY": "",
         "VAPID_PUBLIC_KEY": "",
