@@ -215,12 +215,21 @@ def read(
         found = prefetched.found
     else:
         try:
-            found = cache.get_many(wanted)
+            found = _get_many(wanted)
         except Exception:
             log.warning("presence: the cache cannot be read", exc_info=True)
             return NOBODY
     spectators = sum(int(found.get(key) or 0) for key in counts)  # type: ignore[call-overload]
     return Presence(frozenset(p for p in players if player_key(p) in found), max(spectators, 0))
+
+
+def _get_many(keys: list[str]) -> Mapping[str, object]:
+    backend = cache_trip.shared()
+    if backend is None:
+        found: Mapping[str, object] = cache.get_many(keys)
+        return found
+    # Through the request round trip's client: Django's cache makes a client per call.
+    return cache_trip.run(backend, cache_trip.Trip(reads=keys)).found
 
 
 def _remember_seats(group: str, players: list[str]) -> None:

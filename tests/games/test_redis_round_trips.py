@@ -107,8 +107,10 @@ def test_the_first_view_of_a_game_in_a_process_reads_its_presence_on_its_own(
     game_id = str(start_game(host, guest, seed=3).pk)
     presence.forget()  # this process never read the game: its seats are not known yet
     sends.commands.clear()
-    assert host.get(f"/games/{game_id}").status_code == 200
+    view = host.get(f"/games/{game_id}")
+    assert view.status_code == 200
     assert len(sends) == 2, sends.commands
+    assert [seat["online"] for seat in view.json()["seats"]] == [True, False]
 
 
 def test_the_rate_counted_in_that_one_round_trip_still_refuses_past_it(
