@@ -1,6 +1,10 @@
 """Where the time of one move request goes: the full Django stack in one process.
 
     python -m bench.profile_move [--moves 1000] [--database-url postgres://...] [--top 30]
+        [--profile move|view read|stream ticket|floor] [--sort cumulative|tottime]
+
+With ``CACHE_URL`` in the environment the cache is that Redis, as production runs
+it; without, the memory cache of one process.
 
 It recreates a local PostgreSQL database (default ``uno_bench_profile``), migrates
 it with the benchmark server's settings (bench/serve.py: DEBUG off, BENCH_FLOOR on,
@@ -8,12 +12,17 @@ no rate limits) and then plays 2-player games as bench/load.py does, calling
 Django's WSGI handler directly (everything gunicorn runs, minus HTTP parsing), with
 one floor request (``POST /bench/floor``) after each move.
 
-It reports, per request kind (move, view read, floor): wall time, time waiting for
-PostgreSQL (every psycopg round trip: queries, the connection health check, COMMIT
-with its WAL flush) by statement, the rest, the CPU time of the serving thread, and
-the round trips per request;
-then a cProfile of the move requests alone: own time by package, and the functions
-with the largest cumulative time.
+Every tenth move is followed by a stream ticket of the player who moved (``POST
+/games/{id}/stream-ticket``, what a browser asks before it opens a stream).
+
+It reports, per request kind (move, view read, stream ticket, floor): wall time, time
+waiting for PostgreSQL (every psycopg round trip: queries, the connection health
+check, COMMIT with its WAL flush) by statement, the rest, the CPU time of the
+serving thread, the SQL statements and PostgreSQL round trips per request, and the
+Redis round trips (each command or pipeline redis-py sends, but for a new
+connection's handshake); then a cProfile of one kind's requests (`--profile`, the
+moves by default): own time by package, and the functions with the largest
+cumulative time.
 """
 
 from __future__ import annotations
@@ -56,13 +65,46 @@ PACKAGES = (
 )
 
 
+KINDS = ("move", "view read", "stream ticket", "floor")
+# What redis-py sends once per new connection, not per request.
+REDIS_HANDSHAKE = (b"HELLO", b"CLIENT", b"SELECT", b"AUTH")
+
+
 @dataclass
 class Kind:
     wall: list[float] = field(default_factory=list)
     sql: list[float] = field(default_factory=list)
     queries: list[int] = field(default_factory=list)
+    statements: list[int] = field(default_factory=list)
+    redis: list[int] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     by_statement: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+
+class RedisCounter:
+    """Round trips to Redis: each send of a command or a pipeline."""
+
+    def __init__(self) -> None:
+        self.sends = 0
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        from redis.connection import AbstractConnection
+
+        original = AbstractConnection.send_packed_command
+        counter = self
+
+        def send(connection: Any, command: Any, check_health: bool = True) -> None:
+            first = bytes(command[0] if isinstance(command, list) else command)
+            if first.split(b"\r\n")[2].upper() not in REDIS_HANDSHAKE:
+                counter.sends += 1
+            original(connection, command, check_health)
+
+        AbstractConnection.send_packed_command = send  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            AbstractConnection.send_packed_command = original  # type: ignore[method-assign]
 
 
 class SqlTimer:
@@ -144,6 +186,8 @@ class Driver:
         self.handler = WSGIHandler()
         self.kinds: dict[str, Kind] = defaultdict(Kind)
         self.profile: cProfile.Profile | None = None
+        self.profiled = "move"
+        self.redis = RedisCounter()
         self.last_statements: dict[str, list[str]] = {}
 
     def call(
@@ -179,10 +223,11 @@ class Driver:
             status.append(line)
 
         timer = SqlTimer()
-        profile = self.profile if kind == "move" else None
+        profile = self.profile if kind == self.profiled else None
+        sends = self.redis.sends
         started = time.perf_counter()
         cpu_started = time.thread_time()
-        with connection.execute_wrapper(timer), timer.waits():
+        with connection.execute_wrapper(timer), timer.waits(), self.redis.counting():
             if profile is not None:
                 profile.enable()
             result = self.handler(environ, start_response)
@@ -198,6 +243,8 @@ class Driver:
             record.wall.append(elapsed)
             record.sql.append(timer.seconds)
             record.queries.append(timer.round_trips)
+            record.statements.append(len(timer.statements))
+            record.redis.append(self.redis.sends - sends)
             record.cpu.append(cpu)
             for label, seconds in timer.by_statement.items():
                 record.by_statement[label] += seconds
@@ -234,6 +281,13 @@ def play(driver: Driver, moves: int, rng: random.Random, floor_token: str | None
                 raise SystemExit(f"move -> {code} {answer}")
             view = answer["game"]
             made += 1
+            if made % 10 == 0:
+                driver.call(
+                    "POST",
+                    f"{API}/games/{game_id}/stream-ticket",
+                    token=tokens[actor],
+                    kind="stream ticket",
+                )
             if floor_token is not None:
                 driver.call("POST", FLOOR_PATH, {}, floor_token, kind="floor")
 
@@ -251,22 +305,24 @@ def ms(values: list[float]) -> float:
 
 def summary(driver: Driver) -> str:
     lines = [
-        f"{'request':<10} {'n':>6} {'wall ms':>8} {'p50 ms':>7} {'DB ms':>7} "
-        f"{'other ms':>8} {'CPU ms':>7} {'trips':>6}  statements through Django (last request)"
+        f"{'request':<13} {'n':>6} {'wall ms':>8} {'p50 ms':>7} {'DB ms':>7} "
+        f"{'other ms':>8} {'CPU ms':>7} {'SQL':>5} {'trips':>6} {'Redis':>6}"
+        "  statements through Django (last request)"
     ]
-    for name in ("move", "view read", "floor"):
+    for name in KINDS:
         k = driver.kinds.get(name)
         if k is None or not k.wall:
             continue
         lines.append(
-            f"{name:<10} {len(k.wall):>6} {ms(k.wall):>8} "
+            f"{name:<13} {len(k.wall):>6} {ms(k.wall):>8} "
             f"{round(statistics.median(k.wall) * 1000, 2):>7} {ms(k.sql):>7} "
             f"{round(ms(k.wall) - ms(k.sql), 2):>8} {ms(k.cpu):>7} "
-            f"{statistics.fmean(k.queries):>6.1f}  "
+            f"{statistics.fmean(k.statements):>5.1f} {statistics.fmean(k.queries):>6.1f} "
+            f"{statistics.fmean(k.redis):>6.2f}  "
             f"{' '.join(driver.last_statements.get(name, []))}"
         )
     lines.append("\nDB wait by statement (ms per request; 'other' = BEGIN, rollback, ...):")
-    for name in ("move", "view read", "floor"):
+    for name in KINDS:
         k = driver.kinds.get(name)
         if k is None or not k.wall:
             continue
@@ -315,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", choices=KINDS, default="move", help="the kind profiled")
+    parser.add_argument("--sort", choices=("cumulative", "tottime"), default="cumulative")
     args = parser.parse_args(argv)
     with django_for(args.database_url):
         driver = Driver()
@@ -327,18 +385,23 @@ def main(argv: list[str] | None = None) -> int:
         driver.kinds.clear()
         # CPU time of this thread, not wall time: waiting for PostgreSQL is left out.
         driver.profile = cProfile.Profile(time.thread_time)
-        play(driver, args.moves, random.Random(args.seed + 1))
+        driver.profiled = args.profile
+        play(
+            driver,
+            args.moves,
+            random.Random(args.seed + 1),
+            floor_token if args.profile == "floor" else None,
+        )
         stats = pstats.Stats(driver.profile)
         total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
-        count = len(driver.kinds["move"].wall)
-        print(f"\ncProfile of {count} moves: own CPU time by package (ms per move, profiled)")
+        count = len(driver.kinds[args.profile].wall)
+        each = f"ms per {args.profile}, profiled"
+        print(f"\ncProfile of {count} x {args.profile}: own CPU time by package ({each})")
         for label, seconds in by_package(stats):
             print(f"  {seconds / count * 1000:7.2f}  {seconds / total:5.1%}  {label}")
-        print(
-            f"\nLargest cumulative times (ms per move, profiled; total {total / count * 1000:.2f}):"
-        )
+        print(f"\nLargest {args.sort} times ({each}; total {total / count * 1000:.2f}):")
         out = io.StringIO()
-        pstats.Stats(driver.profile, stream=out).sort_stats("cumulative").print_stats(args.top)
+        pstats.Stats(driver.profile, stream=out).sort_stats(args.sort).print_stats(args.top)
         print(out.getvalue())
     return 0
 

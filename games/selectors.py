@@ -140,10 +140,11 @@ def game_list(*, viewer: Player, filters: Mapping[str, Any]) -> QuerySet[Game]:
     return filterset.qs
 
 
-def presence_of(game: Game) -> presence.Presence:
+def presence_of(game: Game, prefetched: presence.Prefetched | None = None) -> presence.Presence:
     """Which of the game's seated humans are online and how many spectators' streams
-    are open on it: one cache round trip, no query (`unoservice.presence`)."""
-    return presence.read(game.human_player_ids(), game.pk)
+    are open on it: one cache round trip, none when the request's rate-limit round
+    trip read it (`prefetched`), and no query (`unoservice.presence`)."""
+    return presence.read(game.human_player_ids(), game.pk, prefetched)
 
 
 def open_game_id_by_code(typed: str) -> uuid.UUID:

@@ -40,7 +40,7 @@ def bearer_player(header: str) -> tuple[Player, str]:
 
 class BearerTokenAuthentication(BaseAuthentication):
     """One indexed lookup by the token's hash; no session, no CSRF. The player it
-    finds is marked online (`unoservice.presence.seen`)."""
+    finds is marked online (`unoservice.presence.seen_soon`)."""
 
     keyword = "Bearer"
 
@@ -54,8 +54,9 @@ class BearerTokenAuthentication(BaseAuthentication):
             raise ServiceAuthenticationFailed(error) from None
         except NotAuthenticated as error:
             raise AuthenticationFailed(error.message) from None
-        # The player is online: a cache write at most every few seconds per process.
-        presence.seen(player.pk)
+        # The player is online: a cache write at most every few seconds per process,
+        # made by the request's rate-limit round trip.
+        presence.seen_soon(player.pk)
         return player, token
 
     def authenticate_header(self, request: Request) -> str:

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
+from unoservice import cache_trip
+
 log = logging.getLogger(__name__)
 
 TTL_SECONDS = 30
@@ -95,6 +97,7 @@ _slots_in_use: set[int] = set()  # whose counts a reader sums
 # -- players ------------------------------------------------------------------------------
 
 _written: dict[str, float] = {}  # player id -> time.time() of this process's last write
+_pending: set[str] = set()  # player ids whose due write waits for a round trip
 _written_lock = threading.Lock()
 
 
@@ -128,29 +131,116 @@ def seen(player_id: object) -> None:
         log.warning("presence: the cache cannot be written", exc_info=True)
 
 
+def seen_soon(player_id: object) -> None:
+    """`seen` for an API request: with the shared cache, the write, when due, waits
+    for the next of this process's round trips (`unoservice.cache_trip`: the request's
+    own rate-limit count, else the hub's heartbeat) instead of taking one of its own.
+    With the memory cache it is `seen`."""
+    if cache_trip.shared() is None:
+        seen(player_id)
+        return
+    key = str(player_id)
+    if _due(key, time.time()):
+        with _written_lock:
+            _pending.add(key)
+
+
+def take_pending() -> list[str]:
+    """The keys of the players seen whose write waits (`seen_soon`), now taken by the
+    caller, who writes them (or gives them back with `written_failed`)."""
+    with _written_lock:
+        taken = [player_key(p) for p in _pending]
+        _pending.clear()
+    return taken
+
+
+def written_failed(keys: Iterable[str]) -> None:
+    """These players' keys could not be written: the next request writes them."""
+    with _written_lock:
+        for key in keys:
+            _written.pop(key.removeprefix(player_key("")), None)
+
+
 def forget() -> None:
     """Forget this process's writes and the slots it knows (the cache was emptied:
     tests)."""
     with _written_lock:
         _written.clear()
+        _pending.clear()
     _slots_in_use.clear()
+    _seated.clear()
 
 
 # -- reading ------------------------------------------------------------------------------
 
 
-def read(player_ids: Iterable[str], group: object) -> Presence:
+@dataclass(frozen=True)
+class Prefetched:
+    """Presence keys a request read before it knew its game's seats (`prefetch`):
+    those read, and those of them that exist."""
+
+    keys: frozenset[str]
+    found: Mapping[str, object]
+
+
+# game id -> its seated humans' ids, as this process last read them: what a request
+# about the game prefetches before it reads the game.
+_seated: dict[str, tuple[str, ...]] = {}
+
+
+def prefetch(group: object) -> list[str]:
+    """The keys `read` of `group` (a game's id) will want, as far as this process
+    knows the game's seats (none when it never read the game)."""
+    players = _seated.get(str(group))
+    if players is None:
+        return []
+    return [player_key(p) for p in players] + _count_keys(group)
+
+
+def _count_keys(group: object) -> list[str]:
+    return [count_key(group, slot) for slot in sorted(_slots_in_use)]
+
+
+def read(
+    player_ids: Iterable[str], group: object, prefetched: Prefetched | None = None
+) -> Presence:
     """The presence of these players and the spectator count of `group` (a game's
-    id), in one cache round trip. An unreachable cache reads as nobody present."""
+    id), in one cache round trip, or none when `prefetched` holds every key it
+    needs. An unreachable cache reads as nobody present."""
     players = list(player_ids)
-    counts = [count_key(group, slot) for slot in sorted(_slots_in_use)]
-    try:
-        found = cache.get_many([player_key(p) for p in players] + counts)
-    except Exception:
-        log.warning("presence: the cache cannot be read", exc_info=True)
-        return NOBODY
-    spectators = sum(int(found.get(key) or 0) for key in counts)
+    _remember_seats(str(group), players)
+    counts = _count_keys(group)
+    wanted = [player_key(p) for p in players] + counts
+    if prefetched is not None and prefetched.keys.issuperset(wanted):
+        found = prefetched.found
+    else:
+        try:
+            found = _get_many(wanted)
+        except Exception:
+            log.warning("presence: the cache cannot be read", exc_info=True)
+            return NOBODY
+    spectators = sum(int(found.get(key) or 0) for key in counts)  # type: ignore[call-overload]
     return Presence(frozenset(p for p in players if player_key(p) in found), max(spectators, 0))
+
+
+def _get_many(keys: list[str]) -> Mapping[str, object]:
+    backend = cache_trip.shared()
+    if backend is None:
+        found: Mapping[str, object] = cache.get_many(keys)
+        return found
+    # Through the request round trip's client: Django's cache makes a client per call.
+    return cache_trip.run(backend, cache_trip.Trip(reads=keys)).found
+
+
+def _remember_seats(group: str, players: list[str]) -> None:
+    if _seated.get(group) == tuple(players):
+        return
+    if len(_seated) >= MAX_REMEMBERED:
+        # Dicts keep insertion order: the games remembered longest ago go first.
+        with _written_lock:
+            for stale in list(_seated)[: MAX_REMEMBERED // 10]:
+                _seated.pop(stale, None)
+    _seated[group] = tuple(players)
 
 
 def follows(player_id: object, group: object) -> bool:
@@ -240,6 +330,8 @@ class Publisher:
                 entries[player_key(player_id)] = 1
                 with _written_lock:
                     _written[player_id] = now
+            # Players seen by requests whose own round trip did not write them.
+            entries.update(dict.fromkeys(take_pending(), 1))
             live = {group for group, n in counts.items() if n > 0}
             if slot is not None:
                 entries[slot_key(slot)] = self.token

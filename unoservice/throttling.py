@@ -1,10 +1,14 @@
 """Rate limits: per player when authenticated, per client address otherwise.
 
-Fixed windows counted with the cache's atomic `incr`: two cache operations per
-request whatever the rate, where DRF's sliding log reads, rewrites and re-pickles
-the timestamps of every request in the window (thousands when a load test lifts
-the rate). A burst can reach twice the rate across a window boundary; for abuse
-protection that is the usual, accepted trade.
+Fixed windows counted with an atomic increment, where DRF's sliding log reads,
+rewrites and re-pickles the timestamps of every request in the window (thousands
+when a load test lifts the rate). A burst can reach twice the rate across a window
+boundary; for abuse protection that is the usual, accepted trade.
+
+With the shared cache (Redis), every scope a request is counted in is counted in
+one round trip (`unoservice.cache_trip`), which also writes the presence of the
+player seen and reads the presence of the game the path names: one blocking call
+to Redis per request. With the memory cache, the cache's ``add`` then ``incr``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from players.models import Player
-from unoservice import shedding
+from unoservice import cache_trip, presence, shedding
 from unoservice.client_address import group_in
 from unoservice.errors import RateLimited
 
@@ -52,7 +56,16 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return group_in(request.META)
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if self.rate is None or _woken(request.META):
+        if _woken(request.META):
+            return True
+        backend = cache_trip.shared()
+        if backend is not None:
+            counted = _counted_together(backend, request, view)
+            if type(self) not in counted:
+                return True
+            self.key, self.now, self.window_ends, count = counted[type(self)]
+            return self._judged(count)
+        if self.rate is None:
             return True
         return self.allow_key(self.get_cache_key(request, view))
 
@@ -62,8 +75,11 @@ class FixedWindowThrottle(SimpleRateThrottle):
         self.key = key
         if self.key is None:
             return True
-        allowed = self._count_up(self._window_key(self.key)) <= self.num_requests
-        if not allowed and self.shed_early:
+        return self._judged(self._count_up(self._window_key(self.key)))
+
+    def _judged(self, count: int) -> bool:
+        allowed = count <= self.num_requests
+        if not allowed and self.shed_early and self.key is not None:
             shedding.addresses.refuse(self.key, self.window_ends)
         return allowed
 
@@ -75,7 +91,10 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return f"{ident}:{window}"
 
     def _count_up(self, key: str) -> int:
-        # add() is a no-op when the key exists; incr() is atomic on Redis and locmem.
+        backend = cache_trip.shared()
+        if backend is not None:
+            return cache_trip.run(backend, cache_trip.Trip([(key, self.duration + 1)])).counts[0]
+        # add() is a no-op when the key exists; incr() is atomic on locmem.
         cache.add(key, 0, timeout=self.duration + 1)
         try:
             return int(cache.incr(key))
@@ -89,6 +108,58 @@ class FixedWindowThrottle(SimpleRateThrottle):
 
 def _woken(meta: Mapping[str, Any]) -> bool:
     return meta.get("HTTP_X_UNO_WAKEUP") == WAKEUP_TOKEN
+
+
+# Per request, each window throttle's (counter, time, window end, count).
+Counted = dict[type, tuple[str, float, int, int]]
+COUNTED = "_uno_counted"
+# Where a request keeps the presence it read in its round trip (`view_presence`).
+PREFETCHED = "_uno_presence"
+
+
+def _counted_together(backend: Any, request: Request, view: Any) -> Counted:
+    """Count the request in every window of the view's throttles at once, the first
+    time one of them asks: one round trip to Redis that also writes the presence
+    of players seen (`presence.seen_soon`) and reads the presence of the game the
+    path names, as far as this process knows its seats."""
+    counted: Counted | None = getattr(request, COUNTED, None)
+    if counted is not None:
+        return counted
+    counted = {}
+    trip = cache_trip.Trip(mark_seconds=presence.TTL_SECONDS)
+    windows: list[tuple[type, str, float, int]] = []
+    for throttle in view.get_throttles():
+        if not isinstance(throttle, FixedWindowThrottle) or throttle.rate is None:
+            continue
+        key = throttle.get_cache_key(request, view)
+        if key is None:
+            continue
+        window = throttle._window_key(key)
+        trip.counters.append((window, throttle.duration + 1))
+        windows.append((type(throttle), key, throttle.now, throttle.window_ends))
+    trip.marks = presence.take_pending()
+    game_id = getattr(view, "kwargs", {}).get("game_id")
+    if game_id is not None:
+        trip.reads = presence.prefetch(game_id)
+    if trip:
+        try:
+            answer = cache_trip.run(backend, trip)
+        except Exception:
+            presence.written_failed(trip.marks)
+            raise
+        for (kind, key, now, ends), count in zip(windows, answer.counts, strict=True):
+            counted[kind] = (key, now, ends, count)
+        if trip.reads:
+            prefetched = presence.Prefetched(frozenset(trip.reads), answer.found)
+            setattr(request, PREFETCHED, prefetched)
+    setattr(request, COUNTED, counted)
+    return counted
+
+
+def prefetched_presence(request: Any) -> presence.Prefetched | None:
+    """The presence the request's round trip read, if it read any."""
+    found: presence.Prefetched | None = getattr(request, PREFETCHED, None)
+    return found
 
 
 class PlayerRateThrottle(FixedWindowThrottle):

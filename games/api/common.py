@@ -20,6 +20,7 @@ from players.auth import current_player
 from unoservice.client_address import client_address
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import IDEMPOTENT_HEADERS, Described, error_responses
+from unoservice.throttling import prefetched_presence
 
 
 def validated(serializer_class: type, data: Any) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def validated(serializer_class: type, data: Any) -> dict[str, Any]:
 
 def view_of(game: Game, request: Request, state: GameState | None = None) -> dict[str, Any]:
     """The caller's view of `game`, with who is present now."""
-    presence = selectors.presence_of(game)
+    presence = selectors.presence_of(game, prefetched_presence(request))
     return presenters.game_view(game, current_player(request), state, presence=presence)
 
 

@@ -7,13 +7,13 @@ import datetime as dt
 import secrets
 import uuid
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import selectors
 from games.models import StreamTicket
 from players.models import Player, hash_token
+from unoservice.errors import NotFound
 
 STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
 
@@ -21,14 +21,21 @@ STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
 def stream_ticket_issue(*, game_id: uuid.UUID | None, player: Player) -> tuple[str, dt.datetime]:
     """A ticket that opens `player`'s stream of the game (or, with no game, their
     lobby stream) once, within 60 seconds (returned with its expiry; only its hash
-    is kept). Locks nothing: it inserts."""
-    game = None if game_id is None else selectors.game_get(game_id)
+    is kept). Locks nothing: it inserts, without reading the game first (the caller
+    read it to check that the player may see it); `NotFound` when no such game is
+    there for the row to name."""
     ticket = secrets.token_urlsafe(32)
     expires_at = timezone.now() + STREAM_TICKET_LIFETIME
-    with transaction.atomic():
-        StreamTicket.objects.create(
-            ticket_hash=hash_token(ticket), player=player, game=game, expires_at=expires_at
-        )
+    try:
+        with transaction.atomic():
+            StreamTicket.objects.create(
+                ticket_hash=hash_token(ticket),
+                player=player,
+                game_id=game_id,
+                expires_at=expires_at,
+            )
+    except IntegrityError:
+        raise NotFound("no such game") from None
     return ticket, expires_at
 
 

@@ -66,3 +66,14 @@ def test_a_move_costs_at_most_eight_sql_queries(host: Persona, guest: Persona, a
     listing = "\n".join(f"  {i}. {sql[:160]}" for i, sql in enumerate(queries, 1))
     print(f"\nPOST /moves ({action}) on {connection.vendor}: {len(queries)} queries\n{listing}")
     assert len(queries) <= MAX_QUERIES_PER_MOVE, listing
+
+
+def test_a_stream_ticket_reads_its_game_once(host: Persona, guest: Persona) -> None:
+    game_id = str(start_game(host, guest, seed=5).pk)
+
+    with CaptureQueriesContext(connection) as captured:
+        answer = guest.post(f"/games/{game_id}/stream-ticket")
+
+    assert answer.status_code == 201, answer.json()
+    reads = [q["sql"] for q in captured.captured_queries if 'FROM "games_game"' in q["sql"]]
+    assert len(reads) == 1, reads
