@@ -42,6 +42,7 @@ the sessions with the players' rows.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import logging
@@ -57,6 +58,7 @@ from django.db import InterfaceError, OperationalError, connection
 
 from games import selectors
 from games.engine import GameState
+from games.live.admission import Admission
 from games.live.channels import Channel, PlayerChannel, Snapshot, new_future
 from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
@@ -130,6 +132,12 @@ class Hub:
         self.places: set[stream_caps.Place] = set()
         # The streams open here signed in with their tokens.
         self.sessions = Sessions()
+        # Game streams' openings, checked together in arrival order.
+        self.admission = Admission(self.read, self.release_soon)
+        # Places freed and not yet removed from the cache: a crowd of streams that
+        # close together frees them in one round trip.
+        self.freed: collections.deque[stream_caps.Place] = collections.deque()
+        self.freeing = False
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -284,9 +292,27 @@ class Hub:
             yield
         finally:
             self.places.discard(place)
-            # After the hub stopped, its places were released with it.
-            with contextlib.suppress(RuntimeError):
-                self.presence_writer.submit(stream_caps.release, [place])
+            self.release_soon(place)
+
+    def release_soon(self, place: stream_caps.Place) -> None:
+        """Free `place` in the cache, with the others freed meanwhile, in order with
+        the presence writes."""
+        self.freed.append(place)
+        if self.freeing:
+            return
+        self.freeing = True
+        # After the hub stopped, its places were released with it.
+        with contextlib.suppress(RuntimeError):
+            self.presence_writer.submit(self._free)
+
+    def _free(self) -> None:
+        # On the writer thread: whatever is freed from here on asks for another turn.
+        self.freeing = False
+        freed = []
+        while self.freed:
+            freed.append(self.freed.popleft())
+        if freed:
+            stream_caps.release(freed)
 
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""

@@ -142,3 +142,15 @@ def test_an_unreachable_cache_refuses_no_stream(settings, monkeypatch) -> None:
 
     monkeypatch.setattr(stream_caps, "_store", lambda: Broken())
     take()
+
+
+def test_streams_opening_together_take_their_places_in_order_in_one_go(store) -> None:
+    taken = stream_caps.take_many([("p1", ADDRESS)] * 4 + [("p2", ADDRESS)])
+    assert [isinstance(t, stream_caps.Place) for t in taken] == [True, True, True, False, True]
+    refused = taken[3]
+    assert isinstance(refused, TooManyStreams)
+    assert refused.details == {"retry_after": 10, "limit": 3, "per": "player"}
+    take(player="p3")  # the address's fifth: the refusal took none
+    with pytest.raises(TooManyStreams):
+        take(player="p4")
+    assert stream_caps.take_many([]) == []
