@@ -18,11 +18,12 @@ process's memory instead, with the same rules: each process counts its own.
 
 from __future__ import annotations
 
+import collections
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,6 +154,32 @@ def renew(places: Iterable[Place]) -> None:
         _store().renew(held)
     except Exception:
         log.warning("stream caps: the cache cannot be written", exc_info=True)
+
+
+class Freeing:
+    """Places freed on the event loop and removed from the cache by one writer
+    thread (`submit` runs a call there): those freed while a removal waits its turn
+    go with it, so that a crowd of streams closing together costs one round trip."""
+
+    def __init__(self, submit: Callable[[Callable[[], None]], object]) -> None:
+        self.submit = submit
+        self.freed: collections.deque[Place] = collections.deque()
+        self.scheduled = False
+
+    def free(self, place: Place) -> None:
+        self.freed.append(place)
+        if not self.scheduled:
+            self.scheduled = True
+            self.submit(self._release)
+
+    def _release(self) -> None:
+        # On the writer thread: a place freed from here on schedules another turn.
+        self.scheduled = False
+        freed = []
+        while self.freed:
+            freed.append(self.freed.popleft())
+        if freed:
+            release(freed)
 
 
 # -- where the sets are kept ---------------------------------------------------------------

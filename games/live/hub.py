@@ -42,7 +42,6 @@ the sessions with the players' rows.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import logging
@@ -134,10 +133,8 @@ class Hub:
         self.sessions = Sessions()
         # Game streams' openings, checked together in arrival order.
         self.admission = Admission(self.read, self.release_soon)
-        # Places freed and not yet removed from the cache: a crowd of streams that
-        # close together frees them in one round trip.
-        self.freed: collections.deque[stream_caps.Place] = collections.deque()
-        self.freeing = False
+        # Places freed here, removed from the cache on the presence writer.
+        self.freeing = stream_caps.Freeing(self.presence_writer.submit)
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -295,24 +292,10 @@ class Hub:
             self.release_soon(place)
 
     def release_soon(self, place: stream_caps.Place) -> None:
-        """Free `place` in the cache, with the others freed meanwhile, in order with
-        the presence writes."""
-        self.freed.append(place)
-        if self.freeing:
-            return
-        self.freeing = True
+        """Free `place` in the cache soon, in order with the presence writes."""
         # After the hub stopped, its places were released with it.
         with contextlib.suppress(RuntimeError):
-            self.presence_writer.submit(self._free)
-
-    def _free(self) -> None:
-        # On the writer thread: whatever is freed from here on asks for another turn.
-        self.freeing = False
-        freed = []
-        while self.freed:
-            freed.append(self.freed.popleft())
-        if freed:
-            stream_caps.release(freed)
+            self.freeing.free(place)
 
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis
@@ -154,3 +154,19 @@ def test_streams_opening_together_take_their_places_in_order_in_one_go(store) ->
     with pytest.raises(TooManyStreams):
         take(player="p4")
     assert stream_caps.take_many([]) == []
+
+
+def test_places_freed_while_a_removal_waits_its_turn_go_with_it(store) -> None:
+    turns: list[Callable[[], None]] = []
+    freeing = stream_caps.Freeing(turns.append)
+    held = [take() for _ in range(3)]
+    for place in held:
+        freeing.free(place)
+    assert len(turns) == 1  # one turn of the writer for the three
+    with pytest.raises(TooManyStreams):
+        take()  # not removed before the writer's turn
+    turns.pop()()
+    for _ in range(3):
+        take()
+    freeing.free(held[0])
+    assert len(turns) == 1  # a place freed after the turn asks for another
