@@ -23,7 +23,9 @@ Run through `bench.streams` (which see for the shared options). In order:
      (``--reuse-port``), wait for each of its workers to be up, then SIGTERM the old.
    Clients reconnect as browsers' EventSource does, with a jittered backoff doubling
    from 0.1 s to 2 s. A stream is *back* once its resumed opening came;
-   `back_*_s` are measured from the first opening the new server answered.
+   `back_*_s` are measured from the first opening the new server answered. Also
+   when the old server's streams ended, and the CPU that the new server, the old
+   one (until it exited) and this client used from the SIGTERM until all were back.
 6. Play again once all are back (`delivery_after_*`), then the mover stops, every
    stream must reach its game's last seq, and each must hold every event from its
    first view on: missed, twice and out of order are counted.
@@ -97,6 +99,7 @@ class Watch:
         self.seen: dict[int, float] = {}
         self.openings: list[float] = []  # when each connection's first frame came
         self.answered: list[float] = []  # when each connection's 200 came
+        self.closed: list[float] = []  # when each connection ended
         self.refusals: Counter[str] = Counter()
         self.ended = False
         self.writer: asyncio.StreamWriter | None = None
@@ -160,6 +163,7 @@ class Watch:
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError) as error:
             self.refusals[type(error).__name__] += 1
         finally:
+            self.closed.append(time.perf_counter())
             if self.writer is not None:
                 self.writer.close()
                 self.writer = None
@@ -274,6 +278,17 @@ def _ready(log: Path, workers: int) -> bool:
         return False
 
 
+def tree_cpus(root: int) -> dict[int, float]:
+    """CPU seconds of `root` and of each of its children, by pid."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = serve._stat(int(entry.name))
+            if stat is not None and root in (int(entry.name), stat[0]):
+                found[int(entry.name)] = stat[1]
+    return found
+
+
 class Servers:
     """The server under test and its restart, on one port."""
 
@@ -286,6 +301,7 @@ class Servers:
         self.database_url = args.database_url
         self.process = self._start(serve.LOG_FILE)
         self.cpu_at_sigterm = 0.0
+        self.old_cpu_after_sigterm = 0.0
 
     def _start(self, log: Path) -> subprocess.Popen[bytes]:
         command = serve.server_command("uno", self.port, self.workers, self.threads)
@@ -311,13 +327,20 @@ class Servers:
         # The new server's CPU from here on is the storm's (with --reuse-port its
         # start-up came before).
         self.cpu_at_sigterm = self.cpu() if self.reuse else 0.0
+        first = tree_cpus(old.pid)
+        last = dict(first)
         terminated = time.perf_counter()
         old.send_signal(signal.SIGTERM)
+        # The old server's CPU from its SIGTERM to its exit, per process: a worker
+        # that exits takes its figure along, so each one's last sample counts.
+        deadline = time.monotonic() + serve.STOP_TIMEOUT
+        while old.poll() is None and time.monotonic() < deadline:
+            last.update(tree_cpus(old.pid))
+            time.sleep(0.05)
+        old.wait(timeout=serve.STOP_TIMEOUT)
+        self.old_cpu_after_sigterm = sum(cpu - first.get(pid, 0.0) for pid, cpu in last.items())
         if not self.reuse:
-            old.wait(timeout=serve.STOP_TIMEOUT)
             self.process = self._start(log)
-        else:
-            old.wait(timeout=serve.STOP_TIMEOUT)
         return terminated
 
     def cpu(self) -> float:
@@ -422,10 +445,14 @@ async def storm(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
         await asyncio.sleep(args.play_seconds)
         mover.phase = "storm"
         connections = len(watches[0].openings) + 1
+        client_cpu = time.process_time()
         terminated = await asyncio.get_running_loop().run_in_executor(None, servers.restart)
         await until_back(watches, connections, BACK_TIMEOUT)
         all_back = time.perf_counter()
+        client_cpu = time.process_time() - client_cpu
         new_cpu = servers.cpu() - servers.cpu_at_sigterm
+        ended = [min([c for c in w.closed if c > terminated] or [math.inf]) for w in watches]
+        ended = [c - terminated for c in ended if c < math.inf]
         answers = [a for w in watches for a in w.answered if a > terminated]
         first = min(answers) if answers else math.nan
         back = [
@@ -455,12 +482,16 @@ async def storm(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
         {
             "handover": args.handover,
             "back": len(back),
+            "old_streams_ended_p50_s": _seconds(ended, 50),
+            "old_streams_ended_max_s": _seconds(ended, 100),
             "first_answer_after_sigterm_s": round(first - terminated, 3),
             "back_p50_s": _seconds(back, 50),
             "back_p90_s": _seconds(back, 90),
             "back_max_s": _seconds(back, 100),
             "all_back_after_sigterm_s": round(all_back - terminated, 3),
             "new_server_cpu_s": round(new_cpu, 2),
+            "old_server_cpu_after_sigterm_s": round(servers.old_cpu_after_sigterm, 2),
+            "client_cpu_s": round(client_cpu, 2),
             "delivery_before_p50_ms": percentile(before, 50),
             "delivery_before_p99_ms": percentile(before, 99),
             "delivery_after_p50_ms": percentile(after, 50),
@@ -505,10 +536,14 @@ def report(result: dict[str, Any]) -> str:
             f"server CPU {r['open_cpu_ms_per_stream']} ms per stream",
             f"resume:    all in {r['resume_seconds']} s; "
             f"server CPU {r['resume_cpu_ms_per_stream']} ms per stream",
-            f"restart:   first answer {r['first_answer_after_sigterm_s']} s after SIGTERM; "
+            f"restart:   old streams ended p50 {r['old_streams_ended_p50_s']} s, max "
+            f"{r['old_streams_ended_max_s']} s after SIGTERM; "
+            f"first answer {r['first_answer_after_sigterm_s']} s after SIGTERM; "
             f"back {r['back']}: p50 {r['back_p50_s']} s, p90 {r['back_p90_s']} s, "
             f"max {r['back_max_s']} s after it; all {r['all_back_after_sigterm_s']} s "
-            f"after SIGTERM; new server CPU {r['new_server_cpu_s']} s from SIGTERM to all back",
+            f"after SIGTERM; CPU from SIGTERM to all back: new server {r['new_server_cpu_s']} s, "
+            f"old server {r['old_server_cpu_after_sigterm_s']} s (to its exit), "
+            f"this client {r['client_cpu_s']} s",
             f"delivery:  before p50 {r['delivery_before_p50_ms']} / p99 "
             f"{r['delivery_before_p99_ms']} ms; after p50 {r['delivery_after_p50_ms']} / p99 "
             f"{r['delivery_after_p99_ms']} ms; {r['moves']} moves, errors {r['move_errors']}",
