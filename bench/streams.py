@@ -4,6 +4,10 @@ one game played beside them.
     python -m bench.streams --spawn --streams 2000 [--json]          # its own server
     python -m bench.streams --spawn --streams 2000 --long-polls 2000 --json
     python -m bench.streams --url http://127.0.0.1:8000 --server-pid PID --streams 2000
+    python -m bench.streams --restart-storm --streams 10000 [--handover stop-start]
+
+`--restart-storm` runs the restart storm instead (bench/stream_storm.py): streams
+resumed with Last-Event-ID after a server restart, on a server of its own.
 
 Streams (``GET /games/{id}/stream``), in this order:
 
@@ -1262,7 +1266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-pid", type=int, default=None, help="without --spawn: memory")
     parser.add_argument("--workers", type=int, default=None, help="with --spawn")
     parser.add_argument("--threads", type=int, default=None, help="with --spawn")
+    storm = parser.add_argument_group("the restart storm (bench/stream_storm.py)")
+    storm.add_argument("--restart-storm", action="store_true", help="run it (its own server)")
+    storm.add_argument("--handover", choices=("stop-start", "reuse-port"), default="reuse-port")
+    storm.add_argument("--per-player", type=int, default=32, help="streams per seated player")
+    storm.add_argument("--move-interval", type=float, default=0.1, help="seconds between moves")
+    storm.add_argument("--play-seconds", type=float, default=10.0, help="play before and after")
     args = parser.parse_args(argv)
+    if args.restart_storm:
+        return restart_storm(args)
     if args.streams < 0 or args.long_polls < 0 or args.moves < 0 or args.idle_seconds <= 0:
         parser.error("--streams, --long-polls and --moves must be >= 0, --idle-seconds > 0")
     if not args.streams and not args.long_polls:
@@ -1278,6 +1290,15 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args)
     print(json.dumps(result) if args.json else report(result))
     return 1 if failed(result) else 0
+
+
+def restart_storm(args: argparse.Namespace) -> int:
+    from bench import stream_storm
+
+    raise_open_files_limit()
+    result = stream_storm.run(args)
+    print(json.dumps(result) if args.json else stream_storm.report(result))
+    return 0 if all(result["targets_met"].values()) else 1
 
 
 if __name__ == "__main__":

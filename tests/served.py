@@ -210,21 +210,24 @@ def serving(
     workers: int = 1,
     threads: int = 16,
     open_files: int | None = None,
+    port: int | None = None,
+    options: Sequence[str] = (),
 ) -> Iterator[Served]:
     """The server command on the test database with `ENV` and `env` over this
     process's environment, `workers` processes of `threads` API threads each, and at
-    most `open_files` open files per process when given; stopped on leaving.
+    most `open_files` open files per process when given, on `port` (a free one when
+    not given) with the command's `options`; stopped on leaving.
 
     More API threads than the default 4: requests sent together are served together,
     as on a busier deployment, so that a race in the service shows."""
-    port = free_port()
+    port = port or free_port()
     # The processes count rate limits and stream places together, as a deployment's
     # do; what an earlier server counted there is gone.
     cache_url = shared_cache_url()
     if "CACHE_URL" not in os.environ:
         redis.Redis.from_url(cache_url).flushdb()
     argv = [sys.executable, "-m", "unoservice.serve", "--port", str(port)]
-    argv += ["--workers", str(workers), "--threads", str(threads)]
+    argv += ["--workers", str(workers), "--threads", str(threads), *options]
     if open_files is not None:
         # prlimit runs the server under that limit (which it lifts no further).
         argv = ["prlimit", f"--nofile={open_files}:{open_files}", *argv]

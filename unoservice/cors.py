@@ -24,6 +24,7 @@ from django.http.response import HttpResponseBase
 from unoservice.asgi_types import Scope
 
 Headers = list[tuple[bytes, bytes]]
+VARY_ORIGIN = (b"vary", b"origin")
 
 # Only its checks are used: it never calls on to a view.
 _cors = CorsMiddleware(lambda request: HttpResponse())
@@ -66,9 +67,16 @@ def with_cors(scope: Scope, headers: Headers) -> Headers:
     when CORS does not cover the path."""
     if not covers(scope["path"]):
         return headers
+    varies = False
     for name, value in headers:
-        if name.lower() == b"vary" and b"origin" in value.lower():
-            return headers
+        if name.lower() == b"vary":
+            if b"origin" in value.lower():
+                return headers
+            varies = True
+    if not varies and not any(name == b"origin" for name, _ in scope["headers"]):
+        # All the middleware adds without an Origin (most clients: apps, bots, every
+        # stream of a native client), without building a request and an answer.
+        return [*headers, VARY_ORIGIN]
     request = _request(scope)
     response = HttpResponse()
     kept: Headers = []

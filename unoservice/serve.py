@@ -1,7 +1,7 @@
 """The production server: the whole HTTP API, streams included, on one port.
 
     python -m unoservice.serve --host 0.0.0.0 --port 8000 --workers 2 [--threads 4]
-        [--match-threads 16]
+        [--match-threads 16] [--reuse-port]
 
 gunicorn manages the processes (one per core is the rule: each holds its own
 listener and thousands of streams), each running uvicorn with the ASGI application
@@ -152,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--match-threads", type=int, default=16, help="quick-match threads per worker"
     )
     parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="listen with SO_REUSEPORT, so that a new server can listen on the port before "
+        "this one stops (docs/operations.md, restarting without refusing anyone)",
+    )
+    parser.add_argument(
         "--access-log",
         action="store_true",
         help="also gunicorn's and uvicorn's access lines (the service logs each request itself)",
@@ -187,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "control_socket_disable": True,
         "child_exit": _worker_exited,
     }
+    if args.reuse_port:
+        # Each worker then listens on a socket of its own, and the kernel spreads the
+        # connections over every socket on the port, this server's and its successor's.
+        options["reuse_port"] = True
     if args.access_log:
         options["accesslog"] = "-"
         os.environ["UNO_ACCESS_LOG"] = "1"

@@ -18,11 +18,12 @@ process's memory instead, with the same rules: each process counts its own.
 
 from __future__ import annotations
 
+import collections
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,21 +103,38 @@ def take(*, player_id: object | None, address: str) -> Place:
     (`unoservice.client_address.group_in`: an IPv6 address's /64); raises
     `TooManyStreams` when either is full. A cache that cannot be reached refuses
     nothing (the cap is a guard, not a rule of play). Blocking: call it off the event loop."""
-    caps = _caps(player_id, address)
-    place = Place(secrets.token_hex(8), tuple(key for key, _, _ in caps))
+    taken = take_many([(player_id, address)])[0]
+    if isinstance(taken, TooManyStreams):
+        raise taken
+    return taken
+
+
+def take_many(wanted: Sequence[tuple[object | None, str]]) -> list[Place | TooManyStreams]:
+    """`take` for each (player id, address) of streams opening together, in order,
+    in one round trip to the cache: a place, or the refusal."""
+    caps = [_caps(player_id, address) for player_id, address in wanted]
+    places = [Place(secrets.token_hex(8), tuple(key for key, _, _ in capped)) for capped in caps]
+    if not places:
+        return []
     try:
-        full = _store().take(place, [cap for _, cap, _ in caps])
+        found = _store().take(places, [[cap for _, cap, _ in capped] for capped in caps])
     except Exception:
         log.warning("stream caps: the cache cannot be written", exc_info=True)
-        return place
-    if full:
-        _, cap, what = caps[full - 1]
-        raise TooManyStreams(
-            f"too many open streams and waiting long polls for this {what} (at most {cap});"
-            " close one first",
-            details={"retry_after": RETRY_AFTER_SECONDS, "limit": cap, "per": what},
+        return list(places)
+    taken: list[Place | TooManyStreams] = []
+    for place, capped, full in zip(places, caps, found, strict=True):
+        if not full:
+            taken.append(place)
+            continue
+        _, cap, what = capped[full - 1]
+        taken.append(
+            TooManyStreams(
+                f"too many open streams and waiting long polls for this {what} (at most {cap});"
+                " close one first",
+                details={"retry_after": RETRY_AFTER_SECONDS, "limit": cap, "per": what},
+            )
         )
-    return place
+    return taken
 
 
 def release(places: Iterable[Place]) -> None:
@@ -138,6 +156,32 @@ def renew(places: Iterable[Place]) -> None:
         log.warning("stream caps: the cache cannot be written", exc_info=True)
 
 
+class Freeing:
+    """Places freed on the event loop and removed from the cache by one writer
+    thread (`submit` runs a call there): those freed while a removal waits its turn
+    go with it, so that a crowd of streams closing together costs one round trip."""
+
+    def __init__(self, submit: Callable[[Callable[[], None]], object]) -> None:
+        self.submit = submit
+        self.freed: collections.deque[Place] = collections.deque()
+        self.scheduled = False
+
+    def free(self, place: Place) -> None:
+        self.freed.append(place)
+        if not self.scheduled:
+            self.scheduled = True
+            self.submit(self._release)
+
+    def _release(self) -> None:
+        # On the writer thread: a place freed from here on schedules another turn.
+        self.scheduled = False
+        freed = []
+        while self.freed:
+            freed.append(self.freed.popleft())
+        if freed:
+            release(freed)
+
+
 # -- where the sets are kept ---------------------------------------------------------------
 
 
@@ -151,11 +195,13 @@ class _Redis:
     def _keys(self, keys: Iterable[str]) -> list[str]:
         return [self.backend.make_key(key) for key in keys]
 
-    def take(self, place: Place, caps: list[int]) -> int:
-        found = self._client().eval(
-            TAKE, len(place.keys), *self._keys(place.keys), place.member, TTL_SECONDS, *caps
-        )
-        return int(found)
+    def take(self, places: list[Place], caps: list[list[int]]) -> list[int]:
+        pipe = self._client().pipeline(transaction=False)
+        for place, capped in zip(places, caps, strict=True):
+            pipe.eval(
+                TAKE, len(place.keys), *self._keys(place.keys), place.member, TTL_SECONDS, *capped
+            )
+        return [int(found) for found in pipe.execute()]
 
     def release(self, places: list[Place]) -> None:
         pipe = self._client().pipeline(transaction=False)
@@ -181,7 +227,10 @@ class _Memory:
         self.sets: dict[str, dict[str, float]] = {}
         self.lock = threading.Lock()
 
-    def take(self, place: Place, caps: list[int]) -> int:
+    def take(self, places: list[Place], caps: list[list[int]]) -> list[int]:
+        return [self._take(place, capped) for place, capped in zip(places, caps, strict=True)]
+
+    def _take(self, place: Place, caps: list[int]) -> int:
         now = time.monotonic()
         with self.lock:
             for number, (key, cap) in enumerate(zip(place.keys, caps, strict=True), 1):

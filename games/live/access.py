@@ -25,7 +25,7 @@ from django.http.cookie import parse_cookie
 
 from games import reading, selectors, services
 from games.models import Game
-from players.auth import MAX_TOKEN_LENGTH, bearer_player
+from players.auth import MAX_TOKEN_LENGTH, bearer_player, bearer_players
 from players.models import Player
 from unoservice import presence
 from unoservice.errors import (
@@ -38,7 +38,7 @@ from unoservice.errors import (
     answer,
 )
 from unoservice.fields import is_query_integer
-from unoservice.throttling import refused_player, refused_unauthenticated
+from unoservice.throttling import refused_player, refused_players, refused_unauthenticated
 
 
 @dataclass
@@ -62,22 +62,64 @@ def refusal(error: ServiceError) -> Refusal:
     return answer(error)
 
 
+@dataclass
+class Asked:
+    """A request for a game's stream, as `open_streams` checks it."""
+
+    game_id: str
+    headers: dict[str, str]
+    query: dict[str, str]
+    meta: dict[str, Any]
+
+
+Checked = tuple[Watcher, uuid.UUID, int | None]
+
+
 def open_stream(
     *, game_id: str, headers: dict[str, str], query: dict[str, str], meta: dict[str, Any]
-) -> tuple[Watcher, uuid.UUID, int | None] | Refusal:
+) -> Checked | Refusal:
     """Check a request for a game's stream: (watcher, game id, the seq to resume
     after, if any), or the refusal to answer instead. Whether the game exists is
     found when it is read for the stream (once per game, not once per watcher)."""
-    try:
-        parsed_id = selectors.parse_game_id(game_id)
-        resume = _resume_after(headers, query)
-        watcher = _authenticate(parsed_id, headers, query)
-        if watcher.player is not None:
-            _admit(watcher.player, meta)
-    except ServiceError as error:
-        return refusal(_unless_flooding(error, headers, meta))
-    watcher.code = query.get("code")
-    return watcher, parsed_id, resume
+    return open_streams([Asked(game_id, headers, query, meta)])[0]
+
+
+def open_streams(asked: list[Asked]) -> list[Checked | Refusal]:
+    """`open_stream` for each of many requests, in order: the bearer tokens of them
+    all in one query."""
+    bearers = [a.headers.get("authorization", "") for a in asked if _by_bearer(a)]
+    found = iter(bearer_players(bearers))
+    checked: list[Checked | Refusal] = []
+    for request in asked:
+        player = next(found) if _by_bearer(request) else None
+        try:
+            parsed_id = selectors.parse_game_id(request.game_id)
+            resume = _resume_after(request.headers, request.query)
+            if isinstance(player, ServiceError):
+                raise player
+            watcher = Watcher(player) if player is not None else _authenticate(parsed_id, request)
+        except ServiceError as error:
+            checked.append(refusal(_unless_flooding(error, request.headers, request.meta)))
+            continue
+        watcher.code = request.query.get("code")
+        checked.append((watcher, parsed_id, resume))
+    # Each counted against its player's rate, all in one round trip.
+    players: list[tuple[int, Player, dict[str, Any]]] = []
+    for n, check in enumerate(checked):
+        if not isinstance(check, ErrorAnswer) and check[0].player is not None:
+            players.append((n, check[0].player, asked[n].meta))
+    for player in {p.pk: p for _, p, _ in players}.values():
+        presence.seen(player.pk)  # online from the stream's opening on
+    waits = refused_players([(p, meta) for _, p, meta in players])
+    for (n, _, _), wait in zip(players, waits, strict=True):
+        if wait is not None:
+            checked[n] = refusal(RateLimited("too many requests", details={"retry_after": wait}))
+    return checked
+
+
+def _by_bearer(asked: Asked) -> bool:
+    """Whether a request signs in with its bearer token (a ticket comes first)."""
+    return "ticket" not in asked.query and bool(asked.headers.get("authorization"))
 
 
 def open_lobby_stream(
@@ -169,17 +211,16 @@ def _resume_after(headers: dict[str, str], query: dict[str, str]) -> int | None:
     return int(raw)
 
 
-def _authenticate(game_id: uuid.UUID, headers: dict[str, str], query: dict[str, str]) -> Watcher:
-    ticket = query.get("ticket")
+def _authenticate(game_id: uuid.UUID, asked: Asked) -> Watcher:
+    """The watcher of a request that sends no bearer token (`open_streams` looks
+    those up together): by its ticket, or a staff session."""
+    ticket = asked.query.get("ticket")
     if ticket is not None:
         player = _redeem(ticket, game_id)
         if player is None:
             raise NotAuthenticated("the ticket is unknown, used, expired or for another game")
         return Watcher(player)
-    header = headers.get("authorization", "")
-    if header:
-        return Watcher(bearer_player(header)[0])
-    staff = _staff_session(headers.get("cookie", ""))
+    staff = _staff_session(asked.headers.get("cookie", ""))
     if staff:
         return Watcher(None, staff=True)
     raise NotAuthenticated("authentication with a player token or a stream ticket is required")

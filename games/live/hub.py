@@ -57,6 +57,7 @@ from django.db import InterfaceError, OperationalError, connection
 
 from games import selectors
 from games.engine import GameState
+from games.live.admission import Admission
 from games.live.channels import Channel, PlayerChannel, Snapshot, new_future
 from games.live.sessions import Sessions, usable_tokens
 from games.models import Event, Game
@@ -130,6 +131,10 @@ class Hub:
         self.places: set[stream_caps.Place] = set()
         # The streams open here signed in with their tokens.
         self.sessions = Sessions()
+        # Game streams' openings, checked together in arrival order.
+        self.admission = Admission(self.read, self.release_soon)
+        # Places freed here, removed from the cache on the presence writer.
+        self.freeing = stream_caps.Freeing(self.presence_writer.submit)
 
     def close_streams(self) -> None:
         if not self.closing.done():
@@ -284,9 +289,13 @@ class Hub:
             yield
         finally:
             self.places.discard(place)
-            # After the hub stopped, its places were released with it.
-            with contextlib.suppress(RuntimeError):
-                self.presence_writer.submit(stream_caps.release, [place])
+            self.release_soon(place)
+
+    def release_soon(self, place: stream_caps.Place) -> None:
+        """Free `place` in the cache soon, in order with the presence writes."""
+        # After the hub stopped, its places were released with it.
+        with contextlib.suppress(RuntimeError):
+            self.freeing.free(place)
 
     def publish_spectators(self, channel: Channel) -> None:
         """Write the channel's count of spectators now (its value when written)."""

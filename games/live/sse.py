@@ -167,18 +167,17 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
     new view after each change, until the game is over."""
     live = hub()
     headers = _headers(scope)
-    checked = await live.read(
-        lambda: access.open_stream(
-            game_id=game_id, headers=headers, query=_query(scope), meta=_meta(scope, headers)
-        )
+    asked = access.Asked(game_id, headers, _query(scope), _meta(scope, headers))
+    admitted = await live.admission.admit(asked)
+    if isinstance(admitted, access.Refusal):
+        await _send_json(send, admitted.status, admitted.body, admitted.headers)
+        return
+    watcher, parsed_id, resume, place = (
+        admitted.watcher,
+        admitted.game_id,
+        admitted.resume,
+        admitted.place,
     )
-    if isinstance(checked, access.Refusal):
-        await _send_json(send, checked.status, checked.body, checked.headers)
-        return
-    watcher, parsed_id, resume = checked
-    place = await take_place(live, send, watcher.player, _meta(scope, headers))
-    if place is None:
-        return
     disconnected = asyncio.ensure_future(_until_disconnected(receive))
     try:
         with (

@@ -10,11 +10,12 @@ import sys
 
 import pytest
 
-from bench import streams
+from bench import stream_storm, streams
 from bench.serve import BASE_DIR
 from tests.support import database_url_named
 
 SMOKE_DATABASE = "uno_bench_streams_smoke"
+STORM_DATABASE = "uno_bench_streams_storm"
 
 
 @pytest.mark.postgres
@@ -73,6 +74,59 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
     assert polls["delivery_missed"] == 0
     problems = result["server_log_problems"]["streams"]
     assert not [line for line in problems if "WARNING" not in line], problems
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_the_restart_storm_brings_every_stream_back_with_every_event_once():
+    command = [
+        sys.executable,
+        "-m",
+        "bench.streams",
+        "--restart-storm",
+        "--streams",
+        "40",
+        "--per-player",
+        "4",
+        "--play-seconds",
+        "1",
+        "--move-interval",
+        "0.05",
+        "--json",
+        "--database-url",
+        database_url_named(STORM_DATABASE),
+    ]
+    # About 15 s alone: one database, two servers on one port.
+    done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=240)
+
+    result = json.loads(done.stdout)
+    assert result["handover"] == "reuse-port"
+    assert result["streams"] == result["back"] == 40
+    assert result["events"] > 0
+    assert result["missed"] == result["twice"] == result["out_of_order"] == 0
+    assert result["targets_met"]["exact"] is True
+    assert 0 <= result["first_answer_after_sigterm_s"] <= result["all_back_after_sigterm_s"]
+    assert result["open_cpu_ms_per_stream"] > 0
+    assert result["resume_cpu_ms_per_stream"] > 0
+    assert result["delivery_before_p99_ms"] is not None
+    assert result["delivery_after_p99_ms"] is not None
+
+
+def test_a_stream_that_lost_or_repeated_an_event_is_counted_so():
+    game = stream_storm.Game("g", ["a", "b"], {}, last_seq=6)
+    exact, gap, twice = (stream_storm.Watch(None, game, "a") for _ in range(3))  # type: ignore[arg-type]
+    for watch, seqs in ((exact, [3, 4, 5, 6]), (gap, [3, 5, 6]), (twice, [3, 4, 4, 5, 6])):
+        watch.first_view = 2
+        watch.seqs = seqs
+    assert stream_storm.exactness([game], [exact]) == {
+        "events": 4,
+        "missed": 0,
+        "twice": 0,
+        "out_of_order": 0,
+    }
+    assert stream_storm.exactness([game], [gap])["missed"] == 1
+    counted = stream_storm.exactness([game], [twice])
+    assert (counted["twice"], counted["out_of_order"]) == (1, 1)
 
 
 def test_server_sent_events_are_parsed_across_reads():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.served import Served, serving
-from tests.support import free_port, run_python, wait_until
+from tests.support import free_port, run_python, stop_groups, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -71,3 +71,20 @@ def test_in_development_several_processes_without_a_shared_cache_start_with_a_wa
         wait_until(lambda: len(served.worker_pids()) == 2, "the workers", 30)
         assert served.request("GET", "/healthz")[0] == 200
         assert "unoservice.serve: warning: 2 worker processes without CACHE_URL" in log_of(served)
+
+
+def test_a_new_server_listens_beside_the_old_one_with_reuse_port_and_serves_once_it_stops(
+    tmp_path: Path, django_db_setup: None
+) -> None:
+    port = free_port()
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    with (
+        serving(tmp_path / "old", port=port, options=["--reuse-port"]) as old,
+        serving(tmp_path / "new", port=port, options=["--reuse-port"]) as new,
+    ):
+        stop_groups([old.process], grace=10)
+        assert old.process.poll() is not None
+        answers = [new.request("GET", "/livez")[0] for _ in range(20)]
+    assert answers == [200] * 20
+    assert "Connection in use" not in log_of(new)

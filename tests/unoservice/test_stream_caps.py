@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis
@@ -142,3 +142,31 @@ def test_an_unreachable_cache_refuses_no_stream(settings, monkeypatch) -> None:
 
     monkeypatch.setattr(stream_caps, "_store", lambda: Broken())
     take()
+
+
+def test_streams_opening_together_take_their_places_in_order_in_one_go(store) -> None:
+    taken = stream_caps.take_many([("p1", ADDRESS)] * 4 + [("p2", ADDRESS)])
+    assert [isinstance(t, stream_caps.Place) for t in taken] == [True, True, True, False, True]
+    refused = taken[3]
+    assert isinstance(refused, TooManyStreams)
+    assert refused.details == {"retry_after": 10, "limit": 3, "per": "player"}
+    take(player="p3")  # the address's fifth: the refusal took none
+    with pytest.raises(TooManyStreams):
+        take(player="p4")
+    assert stream_caps.take_many([]) == []
+
+
+def test_places_freed_while_a_removal_waits_its_turn_go_with_it(store) -> None:
+    turns: list[Callable[[], None]] = []
+    freeing = stream_caps.Freeing(turns.append)
+    held = [take() for _ in range(3)]
+    for place in held:
+        freeing.free(place)
+    assert len(turns) == 1  # one turn of the writer for the three
+    with pytest.raises(TooManyStreams):
+        take()  # not removed before the writer's turn
+    turns.pop()()
+    for _ in range(3):
+        take()
+    freeing.free(held[0])
+    assert len(turns) == 1  # a place freed after the turn asks for another
