@@ -19,8 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.core.cache import cache, caches
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -317,14 +316,9 @@ def refused_players(requests: Sequence[tuple[Player, Mapping[str, Any]]]) -> lis
 
 
 def _count_up_many(throttle: FixedWindowThrottle, keys: list[str]) -> list[int]:
-    """`throttle._count_up` of each key (in order), in one pipeline on Redis."""
-    backend = caches["default"]
-    if not isinstance(backend, RedisCache):
+    """`throttle._count_up` of each key (in order), in one round trip on Redis."""
+    backend = cache_trip.shared()
+    if backend is None or not keys:
         return [throttle._count_up(key) for key in keys]
-    timeout = throttle.duration + 1
-    pipe = backend._cache.get_client(None, write=True).pipeline(transaction=False)
-    for key in keys:
-        made = backend.make_and_validate_key(key)
-        pipe.set(made, 0, ex=timeout, nx=True)  # cache.add(key, 0, timeout)
-        pipe.incr(made)
-    return [int(count) for count in pipe.execute()[1::2]]
+    counters = [(key, throttle.duration + 1) for key in keys]
+    return list(cache_trip.run(backend, cache_trip.Trip(counters)).counts)
