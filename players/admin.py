@@ -83,6 +83,20 @@ def act_with_reason(
     return None
 
 
+class ReadOnlyAdmin:
+    """For a model admin whose rows only the services write (a game, a rating): the
+    admin shows them and never adds, changes or deletes one."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class LeaderboardHidingInline(admin.TabularInline[LeaderboardHiding, Player]):
     """Who hid the player from the leaderboard or showed them again, when and why."""
 

@@ -34,6 +34,7 @@ from games.admin.words import (
 )
 from games.game_words import rated_in_words, status_in_words
 from games.models import OPEN_STATUSES, Game, GameStatus, Seat
+from players.admin import ReadOnlyAdmin
 from unoservice.errors import ServiceError
 
 LOG_PAGE_SIZE = 50
@@ -84,7 +85,7 @@ class HasBotsFilter(admin.SimpleListFilter):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin[Game]):
+class GameAdmin(ReadOnlyAdmin, admin.ModelAdmin[Game]):
     # Every column is read from the game's own row (its seating is stored on it), so
     # a page of the list costs the same few queries however many games it shows.
     list_display = (
@@ -141,16 +142,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
     )
     readonly_fields = fields
 
-    # -- read only: every change goes through the services -----------------------
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    # Read only (`ReadOnlyAdmin`): every change goes through the services.
 
     def has_abandon_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("games.change_game")

@@ -36,7 +36,13 @@ from games.ratings import annulment, groups, rules
 from games.ratings import reads as standings
 from players import plots
 from players import services as player_services
-from players.admin import PlayerAdmin, ReasonForm, ReasonQuestion, act_with_reason
+from players.admin import (
+    PlayerAdmin,
+    ReadOnlyAdmin,
+    ReasonForm,
+    ReasonQuestion,
+    act_with_reason,
+)
 from players.models import Player, Rating
 from unoservice.errors import ServiceError
 
@@ -219,7 +225,7 @@ class RatedPlayerAdmin(PlayerAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin[Rating]):
+class RatingAdmin(ReadOnlyAdmin, admin.ModelAdmin[Rating]):
     """Its changelist is the leaderboard: the ratings with the record
     (`standings.has_record`) but hidden players', best first, a page of
     `LEADERBOARD_PAGE_SIZE` at a time, players and bot strategies together."""
@@ -236,15 +242,6 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
         "updated_at",
     )
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # written by the game-ending transaction and the services only
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
