@@ -95,7 +95,6 @@ def commit_play(
         ratings = writes.lock_ratings(game)
         now = timezone.now()  # once the ratings' locks are held
         items = [*items, *writes.record(game, state, now, ratings)]
-    if state.finished:
         fields = [*fields, "unrated_reason"]  # set by `writes.record`
     events = commit_change(
         game, state, items, now, turn_changed=turn_changed, fields=["moves", *fields], actor=actor
