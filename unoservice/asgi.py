@@ -1,7 +1,9 @@
 """The ASGI application: the whole HTTP API on one port.
 
 Game streams, lobby streams and long polls that wait are served here as plain ASGI
-(`games.live.sse`, `games.live.lobby`): waiting costs a coroutine, not a thread.
+(`games.live.sse`, `games.live.lobby`): waiting costs a coroutine, not a thread. A
+game's view read with a bearer token, the API's most frequent request, is answered
+here too, on an API thread but without Django's request (`games.live.reads`).
 Every other request goes to Django's WSGI application on a pool of threads
 (`unoservice.wsgi_threads`), which serves the synchronous REST API exactly as a
 WSGI server would. Quick-match requests have a pool of their own: they wait for
@@ -30,7 +32,7 @@ from django.conf import settings  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
-from games.live import hub, lobby, sse  # noqa: E402
+from games.live import hub, lobby, reads, sse  # noqa: E402
 from unoservice import cors, liveness, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
 from unoservice.asgi_types import Message, Receive, Scope, Send  # noqa: E402
@@ -111,6 +113,10 @@ async def _application(scope: Scope, receive: Receive, send: Send) -> None:
         if found is not None and sse.wants_to_wait(scope):
             name_exchange(scope, route=LONG_POLL_ROUTE, game_id=found.group(1))
             await sse.long_poll(scope, receive, send, found.group(1), api)
+            return
+        game_id = reads.game_id_read(scope)
+        if game_id is not None:
+            await reads.serve(scope, receive, send, game_id, api)
             return
     if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == MATCHMAKING_PATH:
         await matchmaking(scope, receive, send)

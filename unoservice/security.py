@@ -12,8 +12,14 @@ blob.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.middleware.clickjacking import XFrameOptionsMiddleware
+from django.middleware.security import SecurityMiddleware
+
+from unoservice.asgi_types import Scope
 
 _COMMON = "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
 
@@ -47,3 +53,60 @@ class AdminContentSecurityPolicy:
         if request.path_info.startswith("/admin/"):
             response.headers.setdefault(HEADER, ADMIN_POLICY)
         return response
+
+
+# -- answers given outside Django ------------------------------------------------------
+
+
+class _ScopeRequest(HttpRequest):
+    """A request as Django's security settings read it, from an ASGI scope: its
+    scheme, and the header a TLS-terminating proxy sets (SECURE_PROXY_SSL_HEADER)."""
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__()
+        self._scope_scheme = str(scope.get("scheme", "http"))
+        for name, value in scope["headers"]:
+            key = "HTTP_" + name.decode("latin1").upper().replace("-", "_")
+            self.META[key] = value.decode("latin1")
+
+    def _get_scheme(self) -> str:
+        return self._scope_scheme
+
+
+def redirected_to_https(scope: Scope) -> bool:
+    """Whether Django would answer `scope` with a redirect to HTTPS
+    (SECURE_SSL_REDIRECT); what answers outside Django leave to Django."""
+    return bool(settings.SECURE_SSL_REDIRECT) and not _ScopeRequest(scope).is_secure()
+
+
+def django_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """The headers Django's SecurityMiddleware and XFrameOptionsMiddleware set on
+    an API answer to `scope` (HSTS only over HTTPS), for an answer given outside
+    Django: their own code decides, from the settings they read."""
+    secure = _ScopeRequest(scope).is_secure()
+    return _django_headers(secure, *(getattr(settings, name) for name in _READ))
+
+
+# What the two middleware read: their headers are worked out once per combination.
+_READ = (
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "SECURE_CONTENT_TYPE_NOSNIFF",
+    "SECURE_REFERRER_POLICY",
+    "SECURE_CROSS_ORIGIN_OPENER_POLICY",
+    "X_FRAME_OPTIONS",
+)
+
+
+@cache
+def _django_headers(secure: bool, *read: object) -> list[tuple[bytes, bytes]]:
+    request = _ScopeRequest({"scheme": "https" if secure else "http", "headers": []})
+    response = HttpResponse()
+    del response["Content-Type"]
+    response = SecurityMiddleware(lambda _: response).process_response(request, response)
+    response = XFrameOptionsMiddleware(lambda _: response).process_response(request, response)
+    return [
+        (name.lower().encode("latin1"), value.encode("latin1"))
+        for name, value in response.headers.items()
+    ]

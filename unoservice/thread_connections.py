@@ -1,14 +1,31 @@
-"""Closing the database connections that a pool of threads keeps, when a server
-process stops: Django keeps one per thread, and only that thread may close it."""
+"""The database connections that pools of threads keep (Django keeps one per
+thread): read without a health check each time, and closed when a server process
+stops (only their own thread may close them)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connection, connections
+
+T = TypeVar("T")
+
+
+def reopening(read: Callable[[], T]) -> T:
+    """Run `read` (a query that changes nothing) on this thread's connection, which
+    was not checked first (Django's health check costs a round trip): found broken
+    (the server restarted, a pooler dropped it), it is reopened once and `read`
+    tried again."""
+    try:
+        return read()
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return read()
 
 
 async def close_thread_connections(executor: ThreadPoolExecutor, threads: int) -> None:

@@ -14,6 +14,7 @@ to Redis per request. With the memory cache, the cache's ``add`` then ``incr``.
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -106,6 +107,12 @@ class FixedWindowThrottle(SimpleRateThrottle):
         return max(float(self.window_ends - self.now), 1.0)
 
 
+def _seconds_to_wait(throttle: FixedWindowThrottle) -> int:
+    """The Retry-After of a refusal: whole seconds, rounded up as DRF rounds its own
+    (`Throttled`), so that every refusal of one window names the same second."""
+    return max(math.ceil(throttle.wait() or 1), 1)
+
+
 def _woken(meta: Mapping[str, Any]) -> bool:
     return meta.get("HTTP_X_UNO_WAKEUP") == WAKEUP_TOKEN
 
@@ -119,28 +126,44 @@ PREFETCHED = "_uno_presence"
 
 def _counted_together(backend: Any, request: Request, view: Any) -> Counted:
     """Count the request in every window of the view's throttles at once, the first
-    time one of them asks: one round trip to Redis that also writes the presence
-    of players seen (`presence.seen_soon`) and reads the presence of the game the
-    path names, as far as this process knows its seats."""
+    time one of them asks (`count_together`)."""
     counted: Counted | None = getattr(request, COUNTED, None)
     if counted is not None:
         return counted
-    counted = {}
-    trip = cache_trip.Trip(mark_seconds=presence.TTL_SECONDS)
-    windows: list[tuple[type, str, float, int]] = []
+    keyed: list[tuple[FixedWindowThrottle, str]] = []
     for throttle in view.get_throttles():
         if not isinstance(throttle, FixedWindowThrottle) or throttle.rate is None:
             continue
         key = throttle.get_cache_key(request, view)
-        if key is None:
-            continue
+        if key is not None:
+            keyed.append((throttle, key))
+    counted, prefetched = count_together(
+        backend, keyed, game_id=getattr(view, "kwargs", {}).get("game_id")
+    )
+    if prefetched is not None:
+        setattr(request, PREFETCHED, prefetched)
+    setattr(request, COUNTED, counted)
+    return counted
+
+
+def count_together(
+    backend: Any, keyed: Sequence[tuple[FixedWindowThrottle, str]], *, game_id: object = None
+) -> tuple[Counted, presence.Prefetched | None]:
+    """Count a request in the window of each (throttle, key) at once: one round trip
+    to Redis that also writes the presence of players seen (`presence.seen_soon`)
+    and reads the presence of `game_id`'s game, as far as this process knows its
+    seats. Each throttle is left ready to judge its count (`_judged`)."""
+    counted: Counted = {}
+    trip = cache_trip.Trip(mark_seconds=presence.TTL_SECONDS)
+    windows: list[tuple[type, str, float, int]] = []
+    for throttle, key in keyed:
         window = throttle._window_key(key)
         trip.counters.append((window, throttle.duration + 1))
         windows.append((type(throttle), key, throttle.now, throttle.window_ends))
     trip.marks = presence.take_pending()
-    game_id = getattr(view, "kwargs", {}).get("game_id")
     if game_id is not None:
         trip.reads = presence.prefetch(game_id)
+    prefetched = None
     if trip:
         try:
             answer = cache_trip.run(backend, trip)
@@ -151,9 +174,31 @@ def _counted_together(backend: Any, request: Request, view: Any) -> Counted:
             counted[kind] = (key, now, ends, count)
         if trip.reads:
             prefetched = presence.Prefetched(frozenset(trip.reads), answer.found)
-            setattr(request, PREFETCHED, prefetched)
-    setattr(request, COUNTED, counted)
-    return counted
+    return counted, prefetched
+
+
+def player_request_counted(
+    player: Player, meta: Mapping[str, Any], *, game_id: object
+) -> tuple[int | None, presence.Prefetched | None]:
+    """A request of `player` about `game_id`'s game served outside DRF (a view read,
+    `games.live.reads`), counted against the player's rate as DRF counts the API's
+    and with the player marked online: the seconds to wait when it is over the rate
+    (else None), and the game's presence when the request's one round trip to Redis
+    read it."""
+    presence.seen_soon(player.pk)
+    backend = cache_trip.shared()
+    if backend is None:
+        return refused_player(player, meta), None
+    throttle = PlayerRateThrottle()
+    counting = throttle.rate is not None and not _woken(meta)
+    keyed = [(throttle, PlayerRateThrottle.key_for(str(player.pk)))] if counting else []
+    counted, prefetched = count_together(backend, keyed, game_id=game_id)
+    if PlayerRateThrottle not in counted:
+        return None, prefetched
+    throttle.key, throttle.now, throttle.window_ends, count = counted[PlayerRateThrottle]
+    if throttle._judged(count):
+        return None, prefetched
+    return _seconds_to_wait(throttle), prefetched
 
 
 def prefetched_presence(request: Any) -> presence.Prefetched | None:
@@ -193,7 +238,7 @@ def refused_player(player: Player, meta: Mapping[str, Any]) -> int | None:
         return None
     if throttle.allow_key(PlayerRateThrottle.key_for(str(player.pk))):
         return None
-    return max(int(throttle.wait() or 1), 1)
+    return _seconds_to_wait(throttle)
 
 
 def refused_unauthenticated(*, meta: Mapping[str, Any], player: Player | None = None) -> int | None:
@@ -211,7 +256,7 @@ def refused_unauthenticated(*, meta: Mapping[str, Any], player: Player | None = 
     credentials = meta.get("HTTP_AUTHORIZATION")
     if credentials and len(credentials) <= MOST_REMEMBERED_CREDENTIALS:
         shedding.bad_credentials.refuse(f"{address} {credentials}", throttle.window_ends)
-    return max(int(throttle.wait() or 1), 1)
+    return _seconds_to_wait(throttle)
 
 
 class HealthRateThrottle(FixedWindowThrottle):
@@ -285,7 +330,7 @@ def count_invite_code_attempt(
         if throttle._count_up(key) > throttle.num_requests:
             for taken_back in [*counted, key]:
                 _count_down(taken_back)
-            wait = max(int(throttle.wait() or 1), 1)
+            wait = _seconds_to_wait(throttle)
             raise RateLimited(
                 "too many wrong invite codes; wait before trying another",
                 details={"retry_after": wait},
@@ -311,7 +356,7 @@ def refused_players(requests: Sequence[tuple[Player, Mapping[str, Any]]]) -> lis
     refused: list[int | None] = [None] * len(requests)
     for (n, _), count in zip(counted, _count_up_many(throttle, keys), strict=True):
         if count > throttle.num_requests:
-            refused[n] = max(int(throttle.wait() or 1), 1)
+            refused[n] = _seconds_to_wait(throttle)
     return refused
 
 

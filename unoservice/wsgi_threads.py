@@ -14,8 +14,9 @@ import asyncio
 import io
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from a2wsgi.asgi_typing import HTTPScope
 from a2wsgi.wsgi import Body, build_environ
@@ -27,6 +28,8 @@ from unoservice.asgi_types import Receive, Scope, Send
 from unoservice.errors import PayloadTooLarge, RequestTimeout, ServiceUnavailable
 from unoservice.observability import EXCHANGE_KEY
 from unoservice.thread_connections import close_thread_connections
+
+T = TypeVar("T")
 
 
 class ThreadedWSGI:
@@ -72,21 +75,26 @@ class ThreadedWSGI:
             return
         environ = _environ(scope, body)
         environ["wsgi.errors"] = sys.stderr
-        loop = asyncio.get_running_loop()
-        if self.busy < self.threads:
-            self.free_at = time.monotonic()
-        self.busy += 1
         # A client that goes while its request runs is heard (and counted as gone by
         # unoservice.observability); the request runs to its end all the same.
         gone = asyncio.ensure_future(receive())
         try:
-            status, headers, content = await loop.run_in_executor(self.executor, self._run, environ)
+            status, headers, content = await self.run(lambda: self._run(environ))
         finally:
             gone.cancel()
-            self.busy -= 1
-            self.free_at = time.monotonic()
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run `work` on one of the threads, counted as a request they serve."""
+        if self.busy < self.threads:
+            self.free_at = time.monotonic()
+        self.busy += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, work)
+        finally:
+            self.busy -= 1
+            self.free_at = time.monotonic()
 
     def _run(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         started: dict[str, Any] = {}

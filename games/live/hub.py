@@ -53,7 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection
+from django.db import connection
 
 from games import selectors
 from games.engine import GameState
@@ -69,7 +69,7 @@ from games.services.notify import (
 )
 from players import push
 from unoservice import presence, stream_caps
-from unoservice.thread_connections import close_thread_connections
+from unoservice.thread_connections import close_thread_connections, reopening
 
 log = logging.getLogger(__name__)
 
@@ -172,16 +172,9 @@ class Hub:
     async def read(self, query: Callable[[], T]) -> T:
         """Run `query` (Django ORM code) on a reader thread."""
 
-        def run() -> T:
-            # No health check before every read (a round trip each): a connection
-            # found broken is reopened once, and the read tried again.
-            try:
-                return query()
-            except (OperationalError, InterfaceError):
-                connection.close()
-                return query()
-
-        return await asyncio.get_running_loop().run_in_executor(self.readers, run)
+        return await asyncio.get_running_loop().run_in_executor(
+            self.readers, lambda: reopening(query)
+        )
 
     # -- watching --------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ or a script included."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.test import override_settings
 from django.utils import timezone
 from redis.connection import AbstractConnection
 
+from games.live import reads
 from tests.factories import Persona, start_game
 from unoservice import presence
 from unoservice.throttling import PlayerRateThrottle
@@ -122,3 +124,20 @@ def test_the_rate_counted_in_that_one_round_trip_still_refuses_past_it(
         codes = [guest.get(f"/games/{game_id}").status_code for _ in range(RATE + 2)]
         assert codes == [200] * RATE + [429, 429]
         assert host.get(f"/games/{game_id}").status_code == 200
+
+
+def test_a_view_read_answered_beside_django_makes_one_round_trip_too(
+    host: Persona, guest: Persona, sends: Sends, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, game_id, _ = a_turn(host, guest)  # this process has read the game: it knows the seats
+    monkeypatch.setattr(PlayerRateThrottle, "THROTTLE_RATES", {"player": f"{RATE}/min"})
+    address = {"REMOTE_ADDR": "127.0.0.1"}
+    with time_machine.travel(timezone.now() + dt.timedelta(minutes=2), tick=False):
+        answers = []
+        for _ in range(RATE + 1):
+            sends.commands.clear()
+            answers.append(reads.read(game_id, f"Bearer {guest.token}", None, address))
+            assert len(sends) == 1, sends.commands
+    assert [answer[1] for answer in answers if answer] == [200] * RATE + [429]
+    view = json.loads(answers[0][2])
+    assert [seat["online"] for seat in view["seats"]] == [True, True]
