@@ -2,7 +2,12 @@ from django.urls import path
 
 from games.api import lobby, log, play, profiles, streams
 
+# Django tries the patterns in order, each a regular expression: a move, the API's most
+# frequent request that Django serves (view reads are answered before it,
+# games.live.reads), finds its view first.
 urlpatterns = [
+    path("games/<str:game_id>/moves", play.GameMovesView.as_view(), name="game-moves"),
+    path("games/<str:game_id>/challenge", play.GameChallengeView.as_view(), name="game-challenge"),
     path("games", lobby.GamesView.as_view(), name="games"),
     # Before `games/<id>`, which would take "join" for a game id.
     path("games/join", lobby.GameJoinByCodeView.as_view(), name="games-join-by-code"),
@@ -15,8 +20,6 @@ urlpatterns = [
     path("games/<str:game_id>/leave", lobby.GameLeaveView.as_view(), name="game-leave"),
     path("games/<str:game_id>/resume", play.GameResumeView.as_view(), name="game-resume"),
     path("games/<str:game_id>/rematch", lobby.GameRematchView.as_view(), name="game-rematch"),
-    path("games/<str:game_id>/moves", play.GameMovesView.as_view(), name="game-moves"),
-    path("games/<str:game_id>/challenge", play.GameChallengeView.as_view(), name="game-challenge"),
     path("games/<str:game_id>/events", log.GameEventsView.as_view(), name="game-events"),
     path("games/<str:game_id>/stream", streams.GameStreamView.as_view(), name="game-stream"),
     path(
@@ -24,16 +27,19 @@ urlpatterns = [
         streams.GameStreamTicketView.as_view(),
         name="game-stream-ticket",
     ),
+    path("games/<str:game_id>/log", log.GameLogView.as_view(), name="game-log"),
+    path("games/<str:game_id>/replay", log.GameReplayView.as_view(), name="game-replay"),
+]
+
+# Under the same prefix, after players.urls (unoservice.urls): `players/me` is matched
+# there before these would take "me" for a player's id.
+player_urlpatterns = [
     path("players/me/stream", streams.LobbyStreamView.as_view(), name="lobby-stream"),
     path(
         "players/me/stream-ticket",
         streams.LobbyStreamTicketView.as_view(),
         name="lobby-stream-ticket",
     ),
-    # `players/me` (players.urls, included first) is matched before this takes "me"
-    # for an id.
     path("players/<str:player_id>", profiles.PlayerDetailView.as_view(), name="player"),
     path("players/<str:player_id>/games", profiles.PlayerGamesView.as_view(), name="player-games"),
-    path("games/<str:game_id>/log", log.GameLogView.as_view(), name="game-log"),
-    path("games/<str:game_id>/replay", log.GameReplayView.as_view(), name="game-replay"),
 ]

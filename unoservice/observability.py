@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from celery import signals
 from django.conf import settings
-from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
+from pythonjsonlogger.orjson import OrjsonFormatter as _JsonFormatter
 
 from unoservice import metrics
 from unoservice.asgi_types import Message, Receive, Scope, Send

@@ -229,7 +229,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "unoservice.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["unoservice.parsers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["unoservice.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "unoservice.parsers.JSONOnlyNegotiation",
     "EXCEPTION_HANDLER": "unoservice.api_errors.exception_handler",

@@ -7,6 +7,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from games import urls as game_urls
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import HealthView
 from unoservice.metrics_view import metrics_page
@@ -16,8 +17,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
     path("metrics", metrics_page, name="metrics"),
-    path("api/v1/", include("players.urls")),
+    # The games' routes first: a move's request is resolved in a few steps.
     path("api/v1/", include("games.urls")),
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include(game_urls.player_urlpatterns)),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SwaggerDocsView.as_view(url_name="schema"), name="docs"),
     path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),

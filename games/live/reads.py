@@ -6,7 +6,7 @@ before nearly every move. Through Django it cost more server time than the move'
 own database work (the WSGI request, thirteen middleware, DRF's request, the
 connection's health check, a round trip of its own): here it is the token, the
 player's rate, the game and its presence, read on one of the API's threads, and
-the view rendered as DRF renders it. The answer is the API's, byte for byte, with
+the view rendered by the API's renderer. The answer is the API's, byte for byte, with
 the headers Django's middleware gives it (`unoservice.security.django_headers`);
 CORS, nosniff, the request id, the request's line and metrics are the ASGI layer's,
 as for every answer given outside Django.
@@ -26,7 +26,6 @@ from typing import Any
 from django.core.exceptions import SuspiciousOperation
 from django.db import connection
 from django.http import QueryDict
-from rest_framework.renderers import JSONRenderer
 
 from games import presenters, reading, selectors
 from players.auth import bearer_player
@@ -34,6 +33,7 @@ from unoservice import security
 from unoservice.asgi_types import Receive, Scope, Send
 from unoservice.errors import ErrorAnswer, RateLimited, ServiceError, answer
 from unoservice.observability import name_exchange
+from unoservice.parsers import JSONRenderer
 from unoservice.thread_connections import reopening
 from unoservice.throttling import player_request_counted
 from unoservice.wsgi_threads import ThreadedWSGI
