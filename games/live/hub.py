@@ -137,8 +137,17 @@ class Hub:
         self.freeing = stream_caps.Freeing(self.presence_writer.submit)
 
     def close_streams(self) -> None:
-        if not self.closing.done():
-            self.closing.set_result(None)
+        """End every stream of this process (the server stops): each is woken on the
+        channel it waits on and sees `closing`. No stream waits on `closing` itself:
+        with thousands of waiters on one future, every wake-up of any of them took
+        its callback back out of a list of thousands."""
+        if self.closing.done():
+            return
+        self.closing.set_result(None)
+        for channel in self.channels.values():
+            channel.wake()
+        for player_channel in self.players.values():
+            player_channel.wake()
 
     # -- lifecycle -------------------------------------------------------------------
 

@@ -257,8 +257,12 @@ class Lobby:
             self._forget_old()
             waits = {followed.channel.changed for followed in self.followed.values()}
             changed = {*waits, self.mine.changed}
+            # The hub wakes the channels when it closes (`Hub.close_streams`).
+            if self.live.closing.done():
+                await self.send({"type": "http.response.body", "body": b""})
+                return
             done, _ = await asyncio.wait(
-                {*changed, self.disconnected, self.live.closing, self.session.ended},
+                {*changed, self.disconnected, self.session.ended},
                 timeout=hub_module.HEAL_SECONDS,
                 return_when=asyncio.FIRST_COMPLETED,
             )

@@ -243,16 +243,20 @@ async def _serve(
             continue
         if _over(current):
             break
+        # The server stops (the client reconnects elsewhere), or the token was replaced
+        # or its player disabled (reconnecting with it is a 401). Checked before the
+        # wait too: the hub wakes the channels' waiters when it closes (`close_streams`).
+        if live.closing.done() or revoked(session):
+            await send({"type": "http.response.body", "body": b""})
+            return
         changed = channel.changed
         await asyncio.wait(
-            {changed, disconnected, live.closing, *ended(session)},
+            {changed, disconnected, *ended(session)},
             timeout=hub_module.HEAL_SECONDS,
             return_when=asyncio.FIRST_COMPLETED,
         )
         if disconnected.done():
             return
-        # The server stops (the client reconnects elsewhere), or the token was replaced
-        # or its player disabled (reconnecting with it is a 401).
         if live.closing.done() or revoked(session):
             await send({"type": "http.response.body", "body": b""})
             return
