@@ -15,7 +15,12 @@ one floor request (``POST /bench/floor``) after each move.
 Every tenth move is followed by a stream ticket of the player who moved (``POST
 /games/{id}/stream-ticket``, what a browser asks before it opens a stream).
 
-It reports, per request kind (move, view read, stream ticket, floor): wall time, time
+A view read is made as the server answers it, beside Django (`games.live.reads`:
+its blocking part, called on this thread), and then, as "view, Django", through
+Django's handler as before.
+
+It reports, per request kind (move, view read, view through Django, stream ticket,
+floor): wall time, time
 waiting for PostgreSQL (every psycopg round trip: queries, the connection health
 check, COMMIT with its WAL flush) by statement, the rest, the CPU time of the
 serving thread, the SQL statements and PostgreSQL round trips per request, and the
@@ -42,12 +47,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from bench import serve
 from bench.load import API, FLOOR_PATH, actor_of, choose_move, move_request
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/uno_bench_profile"
+
+T = TypeVar("T")
 
 # Own time (cProfile tottime) is summed by the first of these found in the path.
 PACKAGES = (
@@ -65,7 +72,7 @@ PACKAGES = (
 )
 
 
-KINDS = ("move", "view read", "stream ticket", "floor")
+KINDS = ("move", "view read", "view, Django", "stream ticket", "floor")
 # What redis-py sends once per new connection, not per request.
 REDIS_HANDSHAKE = (b"HELLO", b"CLIENT", b"SELECT", b"AUTH")
 
@@ -193,8 +200,6 @@ class Driver:
     def call(
         self, method: str, path: str, body: Any = None, token: str | None = None, kind: str = ""
     ) -> tuple[int, Any]:
-        from django.db import connection
-
         payload = b"" if body is None else json.dumps(body).encode()
         environ = {
             "REQUEST_METHOD": method,
@@ -222,6 +227,31 @@ class Driver:
         def start_response(line: str, headers: Any, exc_info: Any = None) -> None:
             status.append(line)
 
+        def answer() -> bytes:
+            result = self.handler(environ, start_response)
+            raw = b"".join(result)
+            if hasattr(result, "close"):
+                result.close()  # request_finished: what gunicorn does after each answer
+            return raw
+
+        raw = self.measured(kind, answer)
+        code = int(status[0].split()[0])
+        return code, json.loads(raw) if raw else None
+
+    def read_beside_django(self, game_id: str, token: str, kind: str) -> tuple[int, Any]:
+        """A view read as the server answers it, beside Django (`games.live.reads`):
+        its blocking part, on this thread, as on an API thread."""
+        from games.live import reads
+
+        meta = {"REMOTE_ADDR": "127.0.0.1"}
+        answered = self.measured(kind, lambda: reads.read(game_id, f"Bearer {token}", None, meta))
+        if answered is None:
+            raise SystemExit("the view read was left to Django")
+        return answered[1], json.loads(answered[2])
+
+    def measured(self, kind: str, work: Callable[[], T]) -> T:
+        from django.db import connection
+
         timer = SqlTimer()
         profile = self.profile if kind == self.profiled else None
         sends = self.redis.sends
@@ -230,12 +260,11 @@ class Driver:
         with connection.execute_wrapper(timer), timer.waits(), self.redis.counting():
             if profile is not None:
                 profile.enable()
-            result = self.handler(environ, start_response)
-            raw = b"".join(result)
-            if hasattr(result, "close"):
-                result.close()  # request_finished: what gunicorn does after each answer
-            if profile is not None:
-                profile.disable()
+            try:
+                result = work()
+            finally:
+                if profile is not None:
+                    profile.disable()
         elapsed = time.perf_counter() - started
         cpu = time.thread_time() - cpu_started
         if kind:
@@ -249,8 +278,7 @@ class Driver:
             for label, seconds in timer.by_statement.items():
                 record.by_statement[label] += seconds
             self.last_statements[kind] = timer.statements
-        code = int(status[0].split()[0])
-        return code, json.loads(raw) if raw else None
+        return result
 
     def ok(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         code, data = self.call(method, path, body, token)
@@ -272,8 +300,10 @@ def play(driver: Driver, moves: int, rng: random.Random, floor_token: str | None
         while view["status"] == "playing" and made < moves:
             actor = actor_of(view)
             if view["you"] is None or view["you"]["seat"] != actor:
-                code, view = driver.call(
-                    "GET", f"{API}/games/{game_id}", token=tokens[actor], kind="view read"
+                # As the server answers it, then as Django would.
+                code, view = driver.read_beside_django(game_id, tokens[actor], "view read")
+                driver.call(
+                    "GET", f"{API}/games/{game_id}", token=tokens[actor], kind="view, Django"
                 )
             path, body = move_request(game_id, view, choose_move(view, rng))
             code, answer = driver.call("POST", path, body, tokens[actor], kind="move")

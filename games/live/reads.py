@@ -20,6 +20,7 @@ invite-code checks, 429) are the API's own errors (`unoservice.errors.answer`).
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -37,6 +38,8 @@ from unoservice.parsers import JSONRenderer
 from unoservice.thread_connections import reopening
 from unoservice.throttling import player_request_counted
 from unoservice.wsgi_threads import ThreadedWSGI
+
+log = logging.getLogger(__name__)
 
 VIEW_PATH = re.compile(r"^/api/v1/games/([^/]+)$")
 # The route Django names the same request by: one line and one metric for both ways.
@@ -101,7 +104,21 @@ def read(
     game_id: str, authorization: str, code: str | None, meta: dict[str, Any]
 ) -> Answered | None:
     """The answer to a view read (blocking: an API thread's): the player's id, the
-    status, the body and the headers of its own; None for Django to answer it."""
+    status, the body and the headers of its own; None for Django to answer it. A
+    database or a cache that fails leaves it to Django too, which answers as it
+    answers every request then (503 with Retry-After); such a request may have been
+    counted against its player's rate here already."""
+    try:
+        return _answer(game_id, authorization, code, meta)
+    except Exception:
+        log.warning("a view read is left to Django", exc_info=True)
+        connection.close()  # whatever state it is in: Django reopens one
+        return None
+
+
+def _answer(
+    game_id: str, authorization: str, code: str | None, meta: dict[str, Any]
+) -> Answered | None:
     # No health check before the reads (a round trip, which Django makes at each
     # request's first query): a connection found broken is reopened (`reopening`).
     connection.health_check_done = True  # type: ignore[attr-defined]  # Django 4.1+, unstubbed
