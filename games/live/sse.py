@@ -15,8 +15,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from django.core.serializers.json import DjangoJSONEncoder
-
 from games import presenters, selectors
 from games.live import access
 from games.live import hub as hub_module
@@ -33,6 +31,7 @@ from unoservice.client_address import group_in
 from unoservice.errors import NotFound, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
+from unoservice.parsers import JSONRenderer
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
 
 # A client further behind than this gets a fresh view instead of the events.
@@ -45,8 +44,13 @@ STREAM_HEADERS = [
 ]
 
 
+_renderer = JSONRenderer()
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
+    """`value` as the API writes it (`unoservice.parsers`): a stream's view is the
+    bytes of the view read's answer."""
+    return _renderer.render(value).decode()
 
 
 def _headers(scope: Scope) -> dict[str, str]:

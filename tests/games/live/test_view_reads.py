@@ -90,6 +90,15 @@ def test_players_and_spectators_get_djangos_view_beside_django(
     assert None not in served_beside_django
 
 
+def test_staff_read_a_private_game_they_do_not_sit_at_as_django_lets_them(
+    live: LiveServer, host: Persona, guest: Persona, staff: Persona, served_beside_django: Any
+) -> None:
+    private = start_game(host, guest, seed=21, visibility="private")
+    assert same_answer(live, f"/games/{private.pk}", auth(staff)).status == 200
+    assert len(served_beside_django) == 1
+    assert None not in served_beside_django
+
+
 def test_the_views_refusals_are_djangos_own(
     live: LiveServer, host: Persona, guest: Persona, outsider: Persona, served_beside_django: Any
 ) -> None:
