@@ -36,7 +36,7 @@ from games.live import hub, lobby, reads, sse  # noqa: E402
 from unoservice import cors, liveness, metrics, shedding  # noqa: E402
 from unoservice.api_errors import send_error  # noqa: E402
 from unoservice.asgi_types import Message, Receive, Scope, Send  # noqa: E402
-from unoservice.client_address import group_in  # noqa: E402
+from unoservice.client_address import group_in, meta_of  # noqa: E402
 from unoservice.errors import (  # noqa: E402
     InternalError,
     InvalidRequest,
@@ -157,12 +157,7 @@ def _refused_again(scope: Scope) -> int | None:
     path = scope["path"]
     if path != HEALTH_PATH and not path.startswith("/api/"):
         return None
-    client = scope.get("client") or ("", 0)
-    forwarded = shedding.header(scope, b"x-forwarded-for")
-    meta = {"REMOTE_ADDR": client[0]}
-    if forwarded is not None:
-        meta["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin1")
-    address = group_in(meta)
+    address = group_in(meta_of(scope))
     if path == HEALTH_PATH:
         return shedding.addresses.seconds_left(HealthRateThrottle.key_for(address))
     if shedding.header(scope, b"cookie") is not None or b"ticket=" in scope["query_string"]:

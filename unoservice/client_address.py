@@ -45,6 +45,19 @@ def address_in(meta: Mapping[str, Any]) -> str:
     return entries[-min(num_proxies, len(entries))].strip()
 
 
+def meta_of(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """The WSGI variables `address_in` reads, from an ASGI scope, as the WSGI bridge
+    (a2wsgi) builds them for Django: repeated X-Forwarded-For headers joined by
+    commas. For what is answered outside Django (streams, view reads, the ASGI
+    layer's early refusals), so that it counts a client where Django would."""
+    client = scope.get("client") or ("", 0)
+    meta: dict[str, Any] = {"REMOTE_ADDR": client[0]}
+    forwarded = [value for name, value in scope["headers"] if name == b"x-forwarded-for"]
+    if forwarded:
+        meta["HTTP_X_FORWARDED_FOR"] = b",".join(forwarded).decode("latin1")
+    return meta
+
+
 def group_in(meta: Mapping[str, Any]) -> str:
     """The group (`address_group`) of the client address of a request with these
     WSGI variables: what its per-address limits count by."""

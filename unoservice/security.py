@@ -65,9 +65,12 @@ class _ScopeRequest(HttpRequest):
     def __init__(self, scope: Scope) -> None:
         super().__init__()
         self._scope_scheme = str(scope.get("scheme", "http"))
-        for name, value in scope["headers"]:
-            key = "HTTP_" + name.decode("latin1").upper().replace("-", "_")
-            self.META[key] = value.decode("latin1")
+        proxy_header = settings.SECURE_PROXY_SSL_HEADER
+        if proxy_header:  # ("HTTP_X_FORWARDED_PROTO", "https"): the one header read
+            wanted = proxy_header[0].removeprefix("HTTP_").lower().replace("_", "-").encode()
+            sent = [value for name, value in scope["headers"] if name == wanted]
+            if sent:  # repeated, joined as the WSGI bridge joins them for Django
+                self.META[proxy_header[0]] = b",".join(sent).decode("latin1")
 
     def _get_scheme(self) -> str:
         return self._scope_scheme

@@ -41,7 +41,6 @@ from games.live.sse import (
     STREAM_HEADERS,
     _headers,
     _json,
-    _meta,
     _query,
     _send_json,
     _until_disconnected,
@@ -52,6 +51,7 @@ from games.models import Event, Game, GameStatus
 from players.models import Player
 from unoservice import metrics
 from unoservice.asgi_types import Receive, Scope, Send
+from unoservice.client_address import meta_of
 from unoservice.errors import NotFound
 from unoservice.observability import name_exchange
 
@@ -152,9 +152,7 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
     live = hub()
     headers = _headers(scope)
     checked = await live.read(
-        lambda: access.open_lobby_stream(
-            headers=headers, query=_query(scope), meta=_meta(scope, headers)
-        )
+        lambda: access.open_lobby_stream(headers=headers, query=_query(scope), meta=meta_of(scope))
     )
     if isinstance(checked, access.Refusal):
         await _send_json(send, checked.status, checked.body, checked.headers)
@@ -162,7 +160,7 @@ async def stream(scope: Scope, receive: Receive, send: Send) -> None:
     player = checked
     player_id = str(player.pk)
     name_exchange(scope, player_id=player_id)
-    place = await take_place(live, send, player, _meta(scope, headers))
+    place = await take_place(live, send, player, meta_of(scope))
     if place is None:
         return
     disconnected = asyncio.ensure_future(_until_disconnected(receive))

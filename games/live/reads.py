@@ -12,7 +12,7 @@ CORS, nosniff, the request id, the request's line and metrics are the ASGI layer
 as for every answer given outside Django.
 
 Only what it can decide alone is taken here; Django answers the rest as before:
-a request with a body, without an Authorization header, or whose token is refused
+a request with a body, without one Authorization header, or whose token is refused
 (the 401s and their counting are DRF's), and a plain-HTTP request that Django
 would redirect to HTTPS. Errors found once the request is counted (404, the
 invite-code checks, 429) are the API's own errors (`unoservice.errors.answer`).
@@ -32,6 +32,7 @@ from games import presenters, reading, selectors
 from players.auth import bearer_player
 from unoservice import security
 from unoservice.asgi_types import Receive, Scope, Send
+from unoservice.client_address import meta_of
 from unoservice.errors import ErrorAnswer, RateLimited, ServiceError, answer
 from unoservice.observability import name_exchange
 from unoservice.parsers import JSONRenderer
@@ -58,13 +59,14 @@ def game_id_read(scope: Scope) -> str | None:
     found = VIEW_PATH.match(scope["path"])
     if found is None:
         return None
-    authorization = False
+    authorizations = 0
     for name, value in scope["headers"]:
         if name == b"authorization":
-            authorization = True
+            authorizations += 1
         elif (name == b"content-length" and value != b"0") or name == b"transfer-encoding":
             return None  # a body to read or refuse: Django's
-    if not authorization or security.redirected_to_https(scope):
+    # Two Authorization headers reach Django joined by a comma: its refusal.
+    if authorizations != 1 or security.redirected_to_https(scope):
         return None
     return found.group(1)
 
@@ -73,17 +75,13 @@ async def serve(
     scope: Scope, receive: Receive, send: Send, game_id: str, api: ThreadedWSGI
 ) -> None:
     """Answer the view read, on one of `api`'s threads; or hand it to Django (`api`)."""
-    headers = dict(scope["headers"])
-    client = scope.get("client") or ("", 0)
-    meta: dict[str, Any] = {"REMOTE_ADDR": client[0]}
-    if b"x-forwarded-for" in headers:
-        meta["HTTP_X_FORWARDED_FOR"] = headers[b"x-forwarded-for"].decode("latin1")
+    meta = meta_of(scope)
     try:
         code = QueryDict(scope.get("query_string", b"")).get("code")
     except SuspiciousOperation:  # too many fields: Django's 400
         await api(scope, receive, send)
         return
-    authorization = headers[b"authorization"].decode("latin1")
+    authorization = next(v for n, v in scope["headers"] if n == b"authorization").decode("latin1")
     answered = await api.run(lambda: read(game_id, authorization, code, meta))
     if answered is None:
         await api(scope, receive, send)

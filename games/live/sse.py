@@ -27,7 +27,7 @@ from players.auth import bearer_player
 from players.models import Player
 from unoservice import metrics, stream_caps
 from unoservice.asgi_types import ASGIApp, Message, Receive, Scope, Send
-from unoservice.client_address import group_in
+from unoservice.client_address import group_in, meta_of
 from unoservice.errors import NotFound, ServiceError
 from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
@@ -61,15 +61,6 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _query(scope: Scope) -> dict[str, str]:
     return dict(parse_qsl(scope.get("query_string", b"").decode("latin1"), keep_blank_values=True))
-
-
-def _meta(scope: Scope, headers: dict[str, str]) -> dict[str, Any]:
-    """The few WSGI environ keys the rate limits read (the client's address)."""
-    client = scope.get("client") or ("", 0)
-    meta: dict[str, Any] = {"REMOTE_ADDR": client[0]}
-    if "x-forwarded-for" in headers:
-        meta["HTTP_X_FORWARDED_FOR"] = headers["x-forwarded-for"]
-    return meta
 
 
 async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]) -> None:
@@ -171,7 +162,7 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
     new view after each change, until the game is over."""
     live = hub()
     headers = _headers(scope)
-    asked = access.Asked(game_id, headers, _query(scope), _meta(scope, headers))
+    asked = access.Asked(game_id, headers, _query(scope), meta_of(scope))
     admitted = await live.admission.admit(asked)
     if isinstance(admitted, access.Refusal):
         await _send_json(send, admitted.status, admitted.body, admitted.headers)
@@ -196,7 +187,7 @@ async def stream(scope: Scope, receive: Receive, send: Send, game_id: str) -> No
                 await _send_json(send, refused.status, refused.body, refused.headers)
                 return
             if snapshot.game.visibility == Visibility.PRIVATE:
-                game, meta = snapshot.game, _meta(scope, headers)
+                game, meta = snapshot.game, meta_of(scope)
                 hidden = await live.read(lambda: access.hidden(game, watcher, meta=meta))
                 if hidden is not None:
                     await _send_json(send, hidden.status, hidden.body, hidden.headers)
@@ -356,7 +347,7 @@ async def long_poll(scope: Scope, receive: Receive, send: Send, game_id: str, ap
         if isinstance(poller, access.Refusal):
             await _send_json(send, poller.status, poller.body, poller.headers)
             return
-        place = await take_place(live, send, poller, _meta(scope, asked))
+        place = await take_place(live, send, poller, meta_of(scope))
         if place is None:
             return
         disconnected = asyncio.ensure_future(_until_disconnected(receive))
