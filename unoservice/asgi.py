@@ -21,6 +21,7 @@ import gc
 import logging
 import os
 import re
+from collections.abc import Awaitable
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "unoservice.settings")
 
@@ -181,7 +182,7 @@ async def _guarded(scope: Scope, receive: Receive, send: Send) -> None:
         return
     started = False
 
-    async def marked_send(message: Message) -> None:
+    def marked_send(message: Message) -> Awaitable[None]:  # (see `observed_send`)
         nonlocal started
         if message["type"] == "http.response.start":
             started = True
@@ -189,7 +190,7 @@ async def _guarded(scope: Scope, receive: Receive, send: Send) -> None:
             if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
                 headers = [*headers, NOSNIFF]
             message = {**message, "headers": headers}
-        await send(message)
+        return send(message)
 
     preflight = cors.preflight(scope)
     if preflight is not None:

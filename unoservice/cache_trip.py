@@ -14,7 +14,6 @@ call in the process, and the callers use the cache as before (`shared` is None).
 from __future__ import annotations
 
 import hashlib
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,19 +93,9 @@ def run(backend: RedisCache, trip: Trip) -> Answer:
     return Answer([int(n) for n in counts], _found(trip.reads, values))
 
 
-# A client per connection pool. Django's `get_client` makes a new one on every call,
-# and a client's making (its table of reply callbacks) cost more CPU than the round
-# trip's own sending and parsing.
-_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-
-
 def _client(backend: RedisCache) -> Any:
-    django_client: Any = backend._cache
-    pool = django_client._get_connection_pool(write=True)
-    client = _clients.get(pool)
-    if client is None:
-        client = _clients[pool] = django_client._client(connection_pool=pool)
-    return client
+    # One per connection pool (`unoservice.redis_cache`); made per call otherwise.
+    return backend._cache.get_client(write=True)
 
 
 def _found(keys: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ connections per peer (`unoservice.connections`) groups its peer the same way.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Mapping
 from typing import Any
@@ -81,6 +82,8 @@ def client_group_address(request: HttpRequest) -> str:
         return group
 
 
+# Parsed for every request and stream; the same few addresses come again and again.
+@functools.lru_cache(maxsize=4096)
 def address_group(address: str) -> str:
     """What per-address limits count `address` by: an IPv4 address itself (an
     IPv4-mapped IPv6 one as IPv4), an IPv6 address's /64 network."""

@@ -324,4 +324,4 @@ def cache_config(url: str | None) -> dict[str, Any]:
         return {"BACKEND": LOCAL_CACHE}
     if not url.startswith(("redis://", "rediss://")):
         raise ImproperlyConfigured(f"CACHE_URL={url!r} must be a redis:// URL")
-    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    return {"BACKEND": "unoservice.redis_cache.RedisCache", "LOCATION": url}

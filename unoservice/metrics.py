@@ -48,8 +48,21 @@ log = logging.getLogger(__name__)
 HOST = socket.gethostname().replace("_", "-")
 
 
+def _identify_this_process() -> None:
+    global _this_process
+    _this_process = f"{HOST}-{os.getpid()}"
+
+
+_this_process = ""
+_identify_this_process()
+# Each forked worker is a process of its own, with files of its own.
+os.register_at_fork(after_in_child=_identify_this_process)
+
+
 def process_identifier() -> str:
-    return f"{HOST}-{os.getpid()}"
+    # Asked on every change of every value (prometheus_client checks for a fork):
+    # a system call each time cost more than the change itself.
+    return _this_process
 
 
 # Set before any family is made: each value is created by this class.

@@ -366,4 +366,10 @@ def _count_up_many(throttle: FixedWindowThrottle, keys: list[str]) -> list[int]:
     if backend is None or not keys:
         return [throttle._count_up(key) for key in keys]
     counters = [(key, throttle.duration + 1) for key in keys]
-    return list(cache_trip.run(backend, cache_trip.Trip(counters)).counts)
+    # With the presence writes that wait for a round trip (`presence.seen_soon`).
+    trip = cache_trip.Trip(counters, presence.take_pending(), presence.TTL_SECONDS)
+    try:
+        return list(cache_trip.run(backend, trip).counts)
+    except Exception:
+        presence.written_failed(trip.marks)
+        raise

@@ -109,7 +109,7 @@ def open_streams(asked: list[Asked]) -> list[Checked | Refusal]:
         if not isinstance(check, ErrorAnswer) and check[0].player is not None:
             players.append((n, check[0].player, asked[n].meta))
     for player in {p.pk: p for _, p, _ in players}.values():
-        presence.seen(player.pk)  # online from the stream's opening on
+        presence.seen_soon(player.pk)  # online from the stream's opening on (the trip below)
     waits = refused_players([(p, meta) for _, p, meta in players])
     for (n, _, _), wait in zip(players, waits, strict=True):
         if wait is not None:

@@ -105,12 +105,12 @@ def check(asked: list[access.Asked]) -> list[Admitted | access.Refusal]:
         player_id = None if watcher.player is None else watcher.player.pk
         wanted.append((player_id, group_in(asked[n].meta)))
     places = stream_caps.take_many(wanted)
-    answers: list[Admitted | access.Refusal] = [
-        c if isinstance(c, access.Refusal) else access.refusal(InternalError()) for c in checked
+    answers: list[Admitted | access.Refusal | None] = [
+        c if isinstance(c, access.Refusal) else None for c in checked
     ]
     for (n, (watcher, game_id, resume)), place in zip(let_in, places, strict=True):
         if isinstance(place, ServiceError):
             answers[n] = access.refusal(place)
         else:
             answers[n] = Admitted(watcher, game_id, resume, place)
-    return answers
+    return [access.refusal(InternalError()) if a is None else a for a in answers]

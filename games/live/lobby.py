@@ -257,7 +257,7 @@ class Lobby:
             changed = {*waits, self.mine.changed}
             # The hub wakes the channels when it closes (`Hub.close_streams`).
             if self.live.closing.done():
-                await self.send({"type": "http.response.body", "body": b""})
+                await self.live.end_stream(self.send)
                 return
             done, _ = await asyncio.wait(
                 {*changed, self.disconnected, self.session.ended},
@@ -269,7 +269,7 @@ class Lobby:
             # The server stops (the client reconnects), or the token was replaced or
             # its player disabled (reconnecting with it is a 401).
             if self.live.closing.done() or self.session.ended.done():
-                await self.send({"type": "http.response.body", "body": b""})
+                await self.live.end_stream(self.send)
                 return
             if not done:
                 await _write(self.send, b": ping\n\n")

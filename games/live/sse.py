@@ -242,7 +242,7 @@ async def _serve(
         # or its player disabled (reconnecting with it is a 401). Checked before the
         # wait too: the hub wakes the channels' waiters when it closes (`close_streams`).
         if live.closing.done() or revoked(session):
-            await send({"type": "http.response.body", "body": b""})
+            await live.end_stream(send)
             return
         changed = channel.changed
         await asyncio.wait(
@@ -253,7 +253,7 @@ async def _serve(
         if disconnected.done():
             return
         if live.closing.done() or revoked(session):
-            await send({"type": "http.response.body", "body": b""})
+            await live.end_stream(send)
             return
         if not changed.done():
             await _write(send, b": ping\n\n")

@@ -62,7 +62,7 @@ def sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sends]:
         original(self, command, check_health)
 
     monkeypatch.setattr(AbstractConnection, "send_packed_command", send)
-    cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
+    cache = {"default": {"BACKEND": "unoservice.redis_cache.RedisCache", "LOCATION": url}}
     with override_settings(CACHES=cache):
         presence.forget()
         yield recorded
@@ -141,3 +141,32 @@ def test_a_view_read_answered_beside_django_makes_one_round_trip_too(
     assert [answer[1] for answer in answers if answer] == [200] * RATE + [429]
     view = json.loads(answers[0][2])
     assert [seat["online"] for seat in view["seats"]] == [True, True]
+
+
+def test_streams_opening_together_are_counted_and_marked_online_in_one_round_trip(
+    host: Persona, guest: Persona, sends: Sends
+) -> None:
+    from django.core.cache import cache
+
+    from games.live import access, admission
+    from unoservice import stream_caps
+
+    game_id = str(start_game(host, guest, seed=3).pk)
+    opening = [
+        access.Asked(
+            game_id, {"authorization": f"Bearer {p.token}"}, {}, {"REMOTE_ADDR": "10.1.1.1"}
+        )
+        for p in (host, guest, host)
+    ]
+    warm_up = admission.check(opening[:1])  # Redis learns the script
+    stream_caps.release(a.place for a in warm_up if isinstance(a, admission.Admitted))
+    presence.forget()
+    sends.commands.clear()
+
+    answers = admission.check(opening)
+
+    assert all(isinstance(a, admission.Admitted) for a in answers), answers
+    # The rates and the presence writes in one script; the places in one pipeline.
+    assert sends.commands == ["EVALSHA", "EVAL"]
+    assert [cache.get(presence.player_key(str(p.player.pk))) for p in (host, guest)] == [1, 1]
+    stream_caps.release(a.place for a in answers if isinstance(a, admission.Admitted))

@@ -427,7 +427,7 @@ def test_the_settings_accept_the_files_environment(compose, tmp_path):
     assert (engine, host, name) == ("django.db.backends.postgresql", "pgbouncer", "uno")
     assert broker == "redis://redis:6379/0"
     assert debug is False
-    assert cache == "django.core.cache.backends.redis.RedisCache"
+    assert cache == "unoservice.redis_cache.RedisCache"
     assert "api" in hosts
     assert (redirect, secure_cookie) == (False, False)
     assert token == ""  # /metrics is 404 until METRICS_TOKEN is set

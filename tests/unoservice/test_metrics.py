@@ -388,3 +388,18 @@ def test_a_starting_server_forgets_the_live_gauges_of_hosts_with_no_server_left(
             os.close(held)
     finally:
         os.close(running)
+
+
+def test_a_forked_process_counts_in_files_of_its_own() -> None:
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: its identifier, then gone at once
+        os.write(write, metrics.process_identifier().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    with os.fdopen(read, "rb") as pipe:
+        in_the_child = pipe.read().decode()
+
+    assert in_the_child == f"{metrics.HOST}-{child}"
+    assert metrics.process_identifier() == f"{metrics.HOST}-{os.getpid()}"

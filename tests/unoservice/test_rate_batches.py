@@ -27,9 +27,7 @@ def counted(
 
     url = shared_cache_url()
     redis.Redis.from_url(url).flushdb()
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
-    }
+    settings.CACHES = {"default": {"BACKEND": "unoservice.redis_cache.RedisCache", "LOCATION": url}}
     yield
     redis.Redis.from_url(url).flushdb()
 

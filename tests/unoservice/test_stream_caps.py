@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
-from django.core.cache.backends.redis import RedisCache
 
 from unoservice import stream_caps
 from unoservice.errors import TooManyStreams
+from unoservice.redis_cache import RedisCache
 
 ADDRESS = "203.0.113.9"
 
