@@ -19,6 +19,8 @@ process's memory instead, with the same rules: each process counts its own.
 from __future__ import annotations
 
 import collections
+import functools
+import hashlib
 import logging
 import secrets
 import threading
@@ -30,6 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import NoScriptError
 
 from unoservice.errors import TooManyStreams
 
@@ -41,21 +44,42 @@ TTL_SECONDS = 30
 # but nothing says when that will be.
 RETRY_AFTER_SECONDS = 10
 
-# KEYS: the sets to count in; ARGV: the place, its lifetime, then each set's cap.
-# Answers 0 when the place was taken, else the (1-based) number of the full set.
+# Every place of a batch (the streams admitted together) in one call, in order.
+# KEYS: each place's sets, place after place; ARGV: the lifetime, then for each place
+# its member, its number of sets and each set's cap. Answers, for each place, 0 when
+# it was taken, else the (1-based) number of its set that was full.
 TAKE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local ttl = tonumber(ARGV[2])
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if redis.call('ZCARD', key) >= tonumber(ARGV[2 + i]) then
-    return i
+local ttl = tonumber(ARGV[1])
+local answers = {}
+local k, a = 1, 2
+while a <= #ARGV do
+  local member, sets = ARGV[a], tonumber(ARGV[a + 1])
+  local full = 0
+  for i = 0, sets - 1 do
+    redis.call('ZREMRANGEBYSCORE', KEYS[k + i], '-inf', now)
+    if redis.call('ZCARD', KEYS[k + i]) >= tonumber(ARGV[a + 2 + i]) then
+      full = i + 1
+      break
+    end
   end
+  if full == 0 then
+    for i = 0, sets - 1 do
+      redis.call('ZADD', KEYS[k + i], now + ttl, member)
+      redis.call('EXPIRE', KEYS[k + i], ttl)
+    end
+  end
+  answers[#answers + 1] = full
+  k, a = k + sets, a + 2 + sets
 end
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now + ttl, ARGV[1])
-  redis.call('EXPIRE', key, ttl)
+return answers
+"""
+
+# KEYS: sets; ARGV: the place to remove from each.
+RELEASE = """
+for i, key in ipairs(KEYS) do
+  redis.call('ZREM', key, ARGV[i])
 end
 return 0
 """
@@ -195,20 +219,32 @@ class _Redis:
     def _keys(self, keys: Iterable[str]) -> list[str]:
         return [self.backend.make_key(key) for key in keys]
 
+    def _run(self, script: str, keys: list[str], args: list[Any]) -> Any:
+        """`script` by its digest (a crowd's batch would send and hash its text on
+        every call), sent whole when Redis does not know it (it restarted)."""
+        client = self._client()
+        try:
+            return client.evalsha(_digest(script), len(keys), *keys, *args)
+        except NoScriptError:
+            return client.eval(script, len(keys), *keys, *args)
+
     def take(self, places: list[Place], caps: list[list[int]]) -> list[int]:
-        pipe = self._client().pipeline(transaction=False)
+        keys: list[str] = []
+        args: list[Any] = [TTL_SECONDS]
         for place, capped in zip(places, caps, strict=True):
-            pipe.eval(
-                TAKE, len(place.keys), *self._keys(place.keys), place.member, TTL_SECONDS, *capped
-            )
-        return [int(found) for found in pipe.execute()]
+            keys += self._keys(place.keys)
+            args += [place.member, len(place.keys), *capped]
+        return [int(found) for found in self._run(TAKE, keys, args)]
 
     def release(self, places: list[Place]) -> None:
-        pipe = self._client().pipeline(transaction=False)
+        keys: list[str] = []
+        members: list[str] = []
         for place in places:
             for key in self._keys(place.keys):
-                pipe.zrem(key, place.member)
-        pipe.execute()
+                keys.append(key)
+                members.append(place.member)
+        if keys:
+            self._run(RELEASE, keys, members)
 
     def renew(self, places: list[Place]) -> None:
         keys: list[str] = []
@@ -217,7 +253,12 @@ class _Redis:
             for key in self._keys(place.keys):
                 keys.append(key)
                 members.append(place.member)
-        self._client().eval(RENEW, len(keys), *keys, TTL_SECONDS, *members)
+        self._run(RENEW, keys, [TTL_SECONDS, *members])
+
+
+@functools.cache
+def _digest(script: str) -> str:
+    return hashlib.sha1(script.encode()).hexdigest()
 
 
 class _Memory:

@@ -52,21 +52,15 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from django.conf import settings
 from django.db import connection
 
 from games import selectors
 from games.engine import GameState
+from games.live import hearing
 from games.live.admission import Admission
 from games.live.channels import Channel, PlayerChannel, Snapshot, new_future
-from games.live.sessions import Sessions, usable_tokens
+from games.live.sessions import Sessions
 from games.models import Event, Game
-from games.services.notify import (
-    CHANNEL,
-    parse_payload,
-    parse_player_payload,
-    parse_revoke_payload,
-)
 from players import push
 from unoservice import presence, stream_caps
 from unoservice.asgi_types import Send
@@ -176,7 +170,7 @@ class Hub:
     async def start(self) -> None:
         vendor = await self.read(lambda: connection.vendor)
         if vendor == "postgresql":
-            self.tasks.append(asyncio.create_task(self._listen_postgres()))
+            self.tasks.append(asyncio.create_task(hearing.listen_postgres(self)))
         else:
             self.tasks.append(asyncio.create_task(self._poll()))
             self.listening.set()
@@ -400,43 +394,10 @@ class Hub:
 
     # -- hearing changes -----------------------------------------------------------------
 
-    async def _listen_postgres(self) -> None:
-        import psycopg
-
-        while True:
-            try:
-                conninfo = await self.read(_conninfo)
-                async with await psycopg.AsyncConnection.connect(
-                    conninfo, autocommit=True
-                ) as listener:
-                    await listener.execute(f"LISTEN {CHANNEL}")
-                    self.listening.set()
-                    # Anything committed while no one listened is read back now.
-                    await self._catch_up()
-                    async for note in listener.notifies():
-                        self.notifications += 1
-                        parsed = parse_payload(note.payload)
-                        if parsed is not None:
-                            self.heard(*parsed)
-                            continue
-                        seated = parse_player_payload(note.payload)
-                        if seated is not None:
-                            self.heard_player(*seated)
-                            continue
-                        revoked = parse_revoke_payload(note.payload)
-                        if revoked is not None:
-                            self.sessions.revoke(*revoked)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                self.listening.clear()
-                log.warning("the game listener lost PostgreSQL; reconnecting", exc_info=True)
-                await asyncio.sleep(1.0)
-
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(POLL_SECONDS)
-            await self._catch_up()
+            await hearing.catch_up(self)
 
     async def _heal(self) -> None:
         healed = time.monotonic()
@@ -444,68 +405,7 @@ class Hub:
             await asyncio.sleep(0.25)
             if time.monotonic() - healed >= HEAL_SECONDS:
                 healed = time.monotonic()
-                await self._catch_up()
-
-    async def _catch_up(self) -> None:
-        """One query for the last seq of every watched game, and one for the open
-        games of every player a lobby stream follows."""
-        self.sessions.forget_old()
-        if self.sessions:
-            await self._catch_up_sessions()
-        # The players' new seats wake their lobby streams once the games' seqs, read
-        # after the seats, are heard: a stream then reads each game with its seat.
-        seated = await self._catch_up_players() if self.players else []
-        try:
-            await self._catch_up_games()
-        finally:
-            for channel in seated:
-                channel.wake()
-
-    async def _catch_up_games(self) -> None:
-        ids = list(self.channels)
-        if not ids:
-            return
-        try:
-            rows = await self.read(lambda: selectors.games_last_seqs(ids))
-        except Exception:
-            log.warning("could not read the watched games' seqs", exc_info=True)
-            return
-        for game_id, seq in rows:
-            self.heard(game_id, seq)
-
-    async def _catch_up_sessions(self) -> None:
-        player_ids = list(self.sessions.open)
-        began = time.monotonic()
-        try:
-            tokens = await self.read(lambda: usable_tokens(player_ids))
-        except Exception:
-            log.warning("could not read the signed-in players' tokens", exc_info=True)
-            return
-        self.sessions.stale(tokens, began)
-
-    async def _catch_up_players(self) -> list[PlayerChannel]:
-        """Read the open games of the players followed here; the channels of those
-        with a game new to them, to wake."""
-        player_ids = list(self.players)
-        began = time.monotonic()
-        try:
-            found = await self.read(lambda: selectors.open_games_of(player_ids))
-        except Exception:
-            log.warning("could not read the followed players' games", exc_info=True)
-            return []
-        seated = []
-        for player_id in player_ids:
-            channel = self.players.get(player_id)
-            if channel is None:
-                continue
-            # A game heard of since the read began may be missing from it: kept.
-            channel.heard_at = {g: at for g, at in channel.heard_at.items() if at >= began}
-            games = found.get(player_id, frozenset()) | frozenset(channel.heard_at)
-            added = not games <= channel.games
-            channel.games = games
-            if added:
-                seated.append(channel)
-        return seated
+                await hearing.catch_up(self)
 
 
 def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], presence.Presence]:
@@ -513,22 +413,6 @@ def _read_change(game_id: uuid.UUID, after: int) -> tuple[Game, list[Event], pre
     `after`, and who is present (rendered in the views of this change)."""
     game, events = selectors.game_with_recent_events(game_id, after, KEPT_EVENTS)
     return game, events, selectors.presence_of(game)
-
-
-def _conninfo() -> str:
-    """The listener's own connection: LISTEN_DATABASE_URL when set (PostgreSQL
-    itself, past a transaction pooler: LISTEN needs a session of its own), else the
-    database Django uses."""
-    from psycopg.conninfo import make_conninfo
-
-    if settings.LISTEN_DATABASE_URL:
-        return make_conninfo(settings.LISTEN_DATABASE_URL)
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    params.pop("prepare_threshold", None)
-    options = {key: value for key, value in params.items() if isinstance(value, str | int)}
-    return make_conninfo("", **options)
 
 
 _HUB: Hub | None = None

@@ -167,6 +167,6 @@ def test_streams_opening_together_are_counted_and_marked_online_in_one_round_tri
 
     assert all(isinstance(a, admission.Admitted) for a in answers), answers
     # The rates and the presence writes in one script; the places in one pipeline.
-    assert sends.commands == ["EVALSHA", "EVAL"]
+    assert sends.commands == ["EVALSHA", "EVALSHA"]
     assert [cache.get(presence.player_key(str(p.player.pk))) for p in (host, guest)] == [1, 1]
     stream_caps.release(a.place for a in answers if isinstance(a, admission.Admitted))

@@ -17,7 +17,7 @@ from django.db import connection
 from psycopg.conninfo import conninfo_to_dict
 
 from bench.pgbouncer import PgBouncer, pgbouncer_binary
-from games.live import hub
+from games.live import hearing
 from tests.factories import make_persona, start_game
 from tests.served import Client, Served, serving, together
 from tests.support import settings_with, wait_until
@@ -86,13 +86,13 @@ def test_the_settings_read_the_pooler_and_the_listen_url_from_the_environment():
 
 def test_the_listener_connects_to_the_listen_url_when_one_is_set(settings):
     settings.LISTEN_DATABASE_URL = DIRECT
-    assert conninfo_to_dict(hub._conninfo()) == conninfo_to_dict(DIRECT)
+    assert conninfo_to_dict(hearing._conninfo()) == conninfo_to_dict(DIRECT)
 
 
 @pytest.mark.postgres
 def test_without_a_listen_url_the_listener_connects_where_django_does(settings):
     settings.LISTEN_DATABASE_URL = None
-    listener = conninfo_to_dict(hub._conninfo())
+    listener = conninfo_to_dict(hearing._conninfo())
     assert listener["dbname"] == connection.settings_dict["NAME"]
     assert "prepare_threshold" not in listener
 

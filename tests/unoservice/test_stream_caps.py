@@ -170,3 +170,13 @@ def test_places_freed_while_a_removal_waits_its_turn_go_with_it(store) -> None:
         take()
     freeing.free(held[0])
     assert len(turns) == 1  # a place freed after the turn asks for another
+
+
+@pytest.mark.parametrize("store", [pytest.param("redis", marks=pytest.mark.redis)], indirect=True)
+def test_places_are_taken_after_redis_forgot_the_script(store: redis.Redis) -> None:
+    take()
+    store.script_flush()  # as a restarted Redis: the next take sends its script again
+
+    place = take()
+
+    assert store.zscore(f":1:{stream_caps.player_key('p1')}", place.member) is not None

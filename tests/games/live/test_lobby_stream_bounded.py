@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from games import selectors
+from games.live import hearing
 from games.live import hub as hub_module
 from tests.factories import Persona, finish_game, start_game
 from tests.games.live.conftest import LiveServer, auth
@@ -30,7 +31,7 @@ def catch_up() -> None:
     """Run the hub's catch-up now (it runs on its own every few seconds)."""
     live = hub_module.hub()
     loop = live.tasks[0].get_loop()
-    asyncio.run_coroutine_threadsafe(live._catch_up(), loop).result(timeout=10)
+    asyncio.run_coroutine_threadsafe(hearing.catch_up(live), loop).result(timeout=10)
 
 
 def test_games_created_and_left_with_the_lobby_open_are_let_go(

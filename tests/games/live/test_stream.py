@@ -16,6 +16,7 @@ import pytest
 from django.utils import timezone
 
 from games import services
+from games.live import hearing
 from games.live import hub as hub_module
 from games.models import Game, StreamTicket
 from tests.factories import Persona, play_out, seat_table
@@ -368,7 +369,7 @@ def test_a_stream_delivers_a_change_even_when_its_notification_is_lost(
 ):
     monkeypatch.setattr(hub_module, "HEAL_SECONDS", 0.5)
     # Every notification of a game's change is dropped: only the heal can find it.
-    monkeypatch.setattr(hub_module, "parse_payload", lambda payload: None)
+    monkeypatch.setattr(hearing, "parse_payload", lambda payload: None)
     actor, other = to_act(two_players, host, guest)
     reader = Reader(live.stream_url(two_players), auth(other))
     _, before = reader.until_view()
