@@ -27,7 +27,7 @@ from games.services.notify import (
 if TYPE_CHECKING:
     from games.live.hub import Hub
 
-log = logging.getLogger("games.live.hub")
+log = logging.getLogger("games.live.hub")  # the hub's lines, under the name they had
 
 
 async def listen_postgres(live: Hub) -> None:

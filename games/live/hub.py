@@ -81,6 +81,9 @@ READER_THREADS = 4
 # How often the players of this process's streams and its spectator counts are
 # written to the cache again (their keys live `presence.TTL_SECONDS`).
 PRESENCE_HEARTBEAT_SECONDS = 10.0
+# How long a stopping server waits for its places to be freed before it ends its
+# streams all the same (`Hub.close_streams`).
+CLOSE_RELEASE_WAIT_SECONDS = 1.0
 
 
 class Attendance:
@@ -131,6 +134,7 @@ class Hub:
         # Places freed here, removed from the cache on the presence writer.
         self.freeing = stream_caps.Freeing(self.presence_writer.submit)
         self.freed_at_close: set[stream_caps.Place] = set()  # (`close_streams`)
+        self.woken_to_close = False
 
     def close_streams(self) -> None:
         """End every stream of this process (the server stops). Their places under
@@ -150,8 +154,13 @@ class Hub:
             self._wake_every_stream()
             return
         freeing.add_done_callback(lambda _: loop.call_soon_threadsafe(self._wake_every_stream))
+        # A cache that does not answer holds no stream open past this.
+        loop.call_later(CLOSE_RELEASE_WAIT_SECONDS, self._wake_every_stream)
 
     def _wake_every_stream(self) -> None:
+        if self.woken_to_close:
+            return
+        self.woken_to_close = True
         for channel in self.channels.values():
             channel.wake()
         for player_channel in self.players.values():

@@ -4,10 +4,15 @@ clients come back elsewhere soonest (`Hub.close_streams`, `Hub.end_stream`)."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
+from games.live import hub as hub_module
 from games.live.channels import Channel
 from games.live.hub import Hub
 from unoservice import stream_caps
@@ -123,3 +128,22 @@ def test_a_stream_ended_while_the_server_runs_closes_its_books_at_once() -> None
 
     with_a_hub(run)
     assert order == ["a ended", "a closed its books", "b ended", "b closed its books"]
+
+
+def test_a_cache_that_does_not_answer_delays_the_end_of_the_streams_one_second_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    never = threading.Event()
+    monkeypatch.setattr(stream_caps, "release", lambda places: never.wait(10))
+
+    async def stop(hub: Hub) -> float:
+        channel = hub.channels[uuid.uuid4()] = Channel(uuid.uuid4())
+        woken = channel.changed
+        started = time.monotonic()
+        hub.close_streams()
+        await asyncio.wait_for(woken, 5)
+        took = time.monotonic() - started
+        never.set()
+        return took
+
+    assert hub_module.CLOSE_RELEASE_WAIT_SECONDS <= with_a_hub(stop) < 3
