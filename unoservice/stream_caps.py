@@ -7,7 +7,8 @@ address, ``streams:player:<id>`` and ``streams:address:<group>``, scored by the
 time it lapses. Taking a place is one Lua script on Redis (the shared cache), so
 that streams opening at once in several processes cannot overshoot a cap: it drops
 the lapsed members of both sets, refuses when either is full, else adds the place
-to both. A stream that closes removes its place at once. The process that holds a
+to both; the places of streams opening together are taken in turn in one call. A
+stream that closes removes its place at once. The process that holds a
 place renews it on the live hub's presence heartbeat (`unoservice.presence` keeps
 the players of open streams the same way), every `PRESENCE_HEARTBEAT_SECONDS`, for
 `TTL_SECONDS`: a process that dies stops renewing, and its places lapse.
