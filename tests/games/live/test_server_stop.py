@@ -56,33 +56,34 @@ def test_the_places_of_a_stopping_servers_streams_are_free_before_any_stream_is_
     assert with_a_hub(stop) == 0
 
 
-def test_a_stream_closed_by_the_stop_does_not_free_its_place_a_second_time(settings) -> None:
-    player_id = str(uuid.uuid4())
-    place = stream_caps.take(player_id=player_id, address=ADDRESS)
-    freed: list[stream_caps.Place] = []
-
-    async def stop(hub: Hub) -> None:
-        hub.freeing.free = freed.append  # type: ignore[method-assign]
-        with hub.hold(place):
-            hub.close_streams()
-            await asyncio.sleep(0.2)
-
-    with_a_hub(stop)
-    assert freed == []
-    assert places_held(player_id) == 0
-
-
-def test_a_stream_that_ends_while_the_server_runs_frees_its_place() -> None:
-    player_id = str(uuid.uuid4())
+def freed_by_a_stream(
+    player_id: str, *, server_stops: bool
+) -> tuple[stream_caps.Place, list[stream_caps.Place]]:
+    """A stream's place, and the places the hub freed one by one while the stream
+    held it and ended (with the server stopping meanwhile, or not)."""
     place = stream_caps.take(player_id=player_id, address=ADDRESS)
     freed: list[stream_caps.Place] = []
 
     async def run(hub: Hub) -> None:
         hub.freeing.free = freed.append  # type: ignore[method-assign]
         with hub.hold(place):
-            pass
+            if server_stops:
+                hub.close_streams()
+                await asyncio.sleep(0.2)
 
     with_a_hub(run)
+    return place, freed
+
+
+def test_a_stream_closed_by_the_stop_does_not_free_its_place_a_second_time() -> None:
+    player_id = str(uuid.uuid4())
+    _, freed = freed_by_a_stream(player_id, server_stops=True)
+    assert freed == []
+    assert places_held(player_id) == 0
+
+
+def test_a_stream_that_ends_while_the_server_runs_frees_its_place() -> None:
+    place, freed = freed_by_a_stream(str(uuid.uuid4()), server_stops=False)
     assert freed == [place]
 
 
