@@ -3,7 +3,10 @@ outbound calls: by the path it is asked, a 307 to another of its paths
 (`/redirect`, to `/target`), an answer dripped a byte every `drip_seconds`
 (`/drip`), a 500 of 300 MiB streamed in chunks, never held whole (`/huge`), a 200
 of n bytes (`/sized/<n>`), or a 201 (anything else). It counts each path's
-requests and the bytes it got out."""
+requests and the bytes it got out. Every answer says `Connection: close`, since the
+connection is closed after it: a client that kept it for its next request could
+otherwise send that request into a socket the service is closing, and the request
+would never arrive."""
 
 from __future__ import annotations
 
@@ -17,6 +20,11 @@ import pytest
 
 HUGE_BYTES = 300 * 1024 * 1024
 CHUNK = 64 * 1024
+
+
+def _head(status: str, length: int, *more: str) -> bytes:
+    lines = [f"HTTP/1.1 {status}", f"Content-Length: {length}", "Connection: close", *more]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
 class HostileService:
@@ -85,29 +93,26 @@ class HostileService:
     def _answer(self, connection: socket.socket, path: str) -> None:
         if path.endswith("/redirect"):
             connection.sendall(
-                f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {self.origin}/target\r\n"
-                "Content-Length: 0\r\n\r\n".encode()
+                _head("307 Temporary Redirect", 0, f"Location: {self.origin}/target")
             )
         elif path.endswith("/drip"):
-            for byte in b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n":
+            for byte in _head("201 Created", 0):
                 connection.sendall(bytes([byte]))
                 self._count(1)
                 if self.stopping.wait(self.drip_seconds):
                     return
         elif path.endswith("/huge"):
-            connection.sendall(
-                f"HTTP/1.1 500 Oops\r\nContent-Length: {HUGE_BYTES}\r\n\r\n".encode()
-            )
+            connection.sendall(_head("500 Oops", HUGE_BYTES))
             chunk = b"x" * CHUNK
             for _ in range(HUGE_BYTES // CHUNK):
                 connection.sendall(chunk)
                 self._count(CHUNK)
         elif "/sized/" in path:
             size = int(path.rsplit("/", 1)[1])
-            connection.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n".encode())
+            connection.sendall(_head("200 OK", size))
             connection.sendall(b"y" * size)
         else:
-            connection.sendall(b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+            connection.sendall(_head("201 Created", 0))
 
     def _count(self, sent: int) -> None:
         with self.lock:
