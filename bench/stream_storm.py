@@ -36,7 +36,10 @@ within 3 s, no event missed or twice, delivery p99 under 50 ms once back.
 The client shares the machine's cores with both servers, so it is kept light: each
 connection is an asyncio protocol read as its bytes come (`StreamConnection`), and
 what the watches hold is frozen out of the garbage collector's full passes once
-every stream is open.
+every stream is open. What it could not avoid is reported: `client_stalled_s`, the
+time from the SIGTERM until all were back during which its event loop was held up
+for more than `STALL_SECONDS` at a stretch (reading nothing, so every time it
+measured then is late by up to that stretch), and its longest such stretch.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ BACKOFF_LAST = 2.0
 HEAD_TIMEOUT = 30.0
 BACK_TIMEOUT = 90.0
 SETTLE_TIMEOUT = 30.0
+STALL_SECONDS = 0.05
 TARGETS = {"all_back_s": 10.0, "half_back_s": 3.0, "delivery_after_p99_ms": 50.0}
 
 
@@ -87,6 +91,35 @@ class Game:
     last_seq: int
     # (first seq of the move, perf_counter() just before it was written, phase)
     moves: list[tuple[int, float, str]] = field(default_factory=list)
+
+
+class StallMeter:
+    """When this client's event loop was held up: a task that asks to sleep 10 ms
+    and notes how much longer it slept, while it runs."""
+
+    TICK = 0.01
+
+    def __init__(self) -> None:
+        self.stalls: list[tuple[float, float]] = []  # (perf_counter() at start, seconds)
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(self.TICK)
+            late = time.perf_counter() - asked - self.TICK
+            if late > STALL_SECONDS:
+                self.stalls.append((asked, late))
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [late for at, late in self.stalls if start <= at <= end]
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
 
 
 class Watch:
@@ -537,6 +570,8 @@ async def storm(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     # What the watches hold lives to the end: out of the collector's full passes, each
     # of which stalls every one of the 10,000 clients at once.
     gc.freeze()
+    stalls = StallMeter()
+    stalls.start()
     mover = Mover(target, games, args.move_interval)
     moving = asyncio.ensure_future(mover.run())
     result: dict[str, Any] = {"streams": len(watches), "games": len(games), **opening}
@@ -573,11 +608,13 @@ async def storm(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
             await asyncio.sleep(0.1)
     finally:
         mover.running = False
+        stalls.stop()
         for task in [*tasks, moving]:
             task.cancel()
         await asyncio.gather(*tasks, moving, return_exceptions=True)
         mover.conn.close()
     before, after = deliveries(games, watches, "before"), deliveries(games, watches, "after")
+    held_up = stalls.between(terminated, all_back)
     refusals: Counter[str] = Counter()
     for w in watches:
         refusals.update(w.refusals)
@@ -595,6 +632,8 @@ async def storm(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
             "new_server_cpu_s": round(new_cpu, 2),
             "old_server_cpu_after_sigterm_s": round(servers.old_cpu_after_sigterm, 2),
             "client_cpu_s": round(client_cpu, 2),
+            "client_stalled_s": round(sum(held_up), 3),
+            "client_longest_stall_s": round(max(held_up, default=0.0), 3),
             "delivery_before_p50_ms": percentile(before, 50),
             "delivery_before_p99_ms": percentile(before, 99),
             "delivery_after_p50_ms": percentile(after, 50),
@@ -646,7 +685,8 @@ def report(result: dict[str, Any]) -> str:
             f"max {r['back_max_s']} s after it; all {r['all_back_after_sigterm_s']} s "
             f"after SIGTERM; CPU from SIGTERM to all back: new server {r['new_server_cpu_s']} s, "
             f"old server {r['old_server_cpu_after_sigterm_s']} s (to its exit), "
-            f"this client {r['client_cpu_s']} s",
+            f"this client {r['client_cpu_s']} s (held up {r['client_stalled_s']} s, "
+            f"{r['client_longest_stall_s']} s at most)",
             f"delivery:  before p50 {r['delivery_before_p50_ms']} / p99 "
             f"{r['delivery_before_p99_ms']} ms; after p50 {r['delivery_after_p50_ms']} / p99 "
             f"{r['delivery_after_p99_ms']} ms; {r['moves']} moves, errors {r['move_errors']}",

@@ -106,9 +106,9 @@ def test_the_restart_storm_brings_every_stream_back_with_every_event_once():
     assert result["missed"] == result["twice"] == result["out_of_order"] == 0
     assert result["targets_met"]["exact"] is True
     assert 0 <= result["first_answer_after_sigterm_s"] <= result["all_back_after_sigterm_s"]
-    # Forty streams may cost less than one clock tick of CPU: a figure, not its size.
-    assert result["open_cpu_ms_per_stream"] >= 0
-    assert result["resume_cpu_ms_per_stream"] >= 0
+    assert result["open_cpu_ms_per_stream"] > 0
+    assert result["resume_cpu_ms_per_stream"] > 0
+    assert 0 <= result["client_longest_stall_s"] <= result["client_stalled_s"]
     assert result["delivery_before_p99_ms"] is not None
     assert result["delivery_after_p99_ms"] is not None
 
