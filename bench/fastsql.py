@@ -81,12 +81,14 @@ def compare(ways: dict[str, Call], calls: int, repeats: int) -> dict[str, float]
 def fixtures() -> tuple[str, Any]:
     """A player's token and a running 4-player game, snapshot and all."""
     from games import services
-    from players.models import Player, hash_token
+    from players import services as player_services
 
     players = []
+    tokens = []
     for name in ("Ann", "Bob", "Cid", "Dee"):
-        token = f"bench-fastsql-{name}"
-        players.append(Player.objects.create(name=name, token_hash=hash_token(token)))
+        player, token = player_services.player_create(name=name)
+        players.append(player)
+        tokens.append(token)
     game = services.game_create(
         host=players[0], max_players=4, target_score=0, turn_timeout=30, seed=7
     ).game
@@ -95,9 +97,9 @@ def fixtures() -> tuple[str, Any]:
     game = services.game_start(game_id=game.pk, player=players[0]).game
     # More players, one of them waiting in a quick-match game.
     for n in range(9):
-        players.append(Player.objects.create(name=f"P{n}", token_hash=hash_token(f"p-{n}")))
+        players.append(player_services.player_create(name=f"P{n}")[0])
     services.match_find(player=players[-1], bots_after=None)
-    return "bench-fastsql-Ann", game
+    return tokens[0], game
 
 
 def raw_sql(model: Any, column: str, *, lock: bool = False) -> str:
@@ -112,7 +114,7 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
     from django.db import connection
 
     from games.models import Event, Game
-    from players.models import Player, Rating, hash_token
+    from players.models import Player, PlayerSession, Rating, hash_token
     from unoservice import fastsql
 
     seq = [game.last_seq]
@@ -176,7 +178,7 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
     player_ids = sorted(Player.objects.values_list("pk", flat=True))[:13]
     # raw() sends its parameters as they are: the key as the column stores it.
     game_key = Game._meta.get_field("id").get_db_prep_value(game.pk, connection)
-    game_sql, player_sql = raw_sql(Game, "id", lock=True), raw_sql(Player, "token_hash")
+    game_sql = raw_sql(Game, "id", lock=True)
     inserts: list[tuple[str, dict[str, Call]]] = [
         (
             f"insert {count} event{'s' if count > 1 else ''}",
@@ -267,16 +269,16 @@ def cases(token: str, game: Any) -> list[tuple[str, dict[str, Call]]]:
             },
         ),
         (
-            "player by token hash",
+            "a session by its token hash, with its player",
             {
-                "filter(token_hash).first()": lambda: Player.objects.filter(
-                    token_hash=token_hash
-                ).first(),
-                "get(token_hash)": lambda: Player.objects.get(token_hash=token_hash),
-                "objects.raw(same SQL)": lambda: next(
-                    iter(Player.objects.raw(player_sql, [token_hash]))
+                "select_related(player).filter(token_hash).first()": lambda: (
+                    PlayerSession.objects.select_related("player")
+                    .filter(token_hash=token_hash)
+                    .first()
                 ),
-                "fastsql.select_by": lambda: fastsql.select_by(Player, "token_hash", token_hash),
+                "fastsql.select_in_with": lambda: fastsql.select_in_with(
+                    PlayerSession, "token_hash", [token_hash], "player"
+                ),
             },
         ),
     ]

@@ -16,7 +16,7 @@ from django.db import models
 
 from games.engine import GameState
 from games.fields import OpaqueJSONField
-from players.models import Player
+from players.models import Player, PlayerSession
 
 
 class SeatedPlayer(TypedDict):
@@ -371,10 +371,14 @@ class StreamTicket(models.Model):
     """A one-time pass to a game's stream (or, with no game, to the player's lobby
     stream) for a browser, whose EventSource cannot send an Authorization header:
     valid for one player, one stream and 60 seconds. Only the ticket's hash is
-    stored."""
+    stored. One without a session (made before sessions were) opens nothing."""
 
     ticket_hash = models.CharField(max_length=64, unique=True)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    # The device's session that asked for it: its stream ends when that one signs out.
+    session = models.ForeignKey(
+        PlayerSession, null=True, on_delete=models.CASCADE, related_name="+"
+    )
     # None: the ticket opens the player's lobby stream, not a game's.
     game = models.ForeignKey(
         Game, null=True, blank=True, on_delete=models.CASCADE, related_name="+"

@@ -18,8 +18,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from players import services
-from players.models import LeaderboardHiding, Player
+from players import services, sessions
+from players.models import LeaderboardHiding, Player, PlayerSession
 from unoservice.errors import ServiceError
 
 
@@ -112,6 +112,23 @@ class LeaderboardHidingInline(admin.TabularInline[LeaderboardHiding, Player]):
         return False
 
 
+class PlayerSessionInline(admin.TabularInline[PlayerSession, Player]):
+    """The devices the player is signed in on (their tokens are never shown: only
+    hashes are kept). Ended with the action "Sign the selected players out of every
+    device"."""
+
+    model = PlayerSession
+    fields = ("name", "created_at", "last_used_at", "network")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    verbose_name = "session"
+    verbose_name_plural = "signed in on (sessions)"
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin[Player]):
     list_display = (
@@ -131,8 +148,14 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "leaderboard_hidden",
         "created_at",
     )
-    actions = ("disable_players", "enable_players", "hide_from_leaderboard", "show_on_leaderboard")
-    inlines = (LeaderboardHidingInline,)
+    actions = (
+        "disable_players",
+        "enable_players",
+        "sign_out_everywhere",
+        "hide_from_leaderboard",
+        "show_on_leaderboard",
+    )
+    inlines = (PlayerSessionInline, LeaderboardHidingInline)
     date_hierarchy = "created_at"
     fields = (
         "id",
@@ -205,6 +228,19 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         count = len(chosen)
         self.message_user(
             request, f"{count} player{'' if count == 1 else 's'} enabled again.", messages.SUCCESS
+        )
+
+    @admin.action(
+        description="Sign the selected players out of every device", permissions=["change"]
+    )
+    def sign_out_everywhere(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        ended = 0
+        for player in queryset:
+            count = sessions.sessions_end_all(player_id=player.pk)
+            self.log_change(request, player, f"Signed out of {count} sessions")
+            ended += count
+        self.message_user(
+            request, f"{ended} session{'' if ended == 1 else 's'} ended.", messages.SUCCESS
         )
 
     @admin.action(

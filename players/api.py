@@ -1,11 +1,12 @@
-"""``POST /players`` (a guest account), ``GET``/``PATCH /players/me``, ``POST /players/me/token``
-(a new token) and the leaderboard."""
+"""``POST /players`` (a guest account), ``GET``/``PATCH /players/me``, the devices
+signed in (``/players/me/sessions``), ``POST /players/me/token`` (sign out everywhere)
+and the leaderboard."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
@@ -14,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from players import openapi_text as text
-from players import services, standings
+from players import services, sessions, standings
 from players.auth import current_player
 from players.models import Player, Rating, player_tag
 from players.push import preferences
@@ -25,8 +26,10 @@ from players.serializers import (
     PlayerCreatedOut,
     PlayerCreateIn,
     PlayerMeOut,
+    SessionOut,
 )
 from unoservice import replica
+from unoservice.client_address import client_group
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
@@ -72,11 +75,12 @@ class PlayersView(APIView):
         def create() -> Response:
             body = PlayerCreateIn(data=request.data)
             body.is_valid(raise_exception=True)
-            player, token = services.player_create(name=body.validated_data["name"])
-            return Response(
-                {"id": str(player.pk), "name": player.name, "token": token},
-                status=status.HTTP_201_CREATED,
+            player, token = services.player_create(
+                name=body.validated_data["name"],
+                device=sessions.clean_session_name(body.validated_data.get("device")),
+                network=client_group(request._request),
             )
+            return Response(signed_in_json(player, token), status=status.HTTP_201_CREATED)
 
         # The answer holds the new token, which is never stored: a retry with the same
         # Idempotency-Key signs up afresh rather than handing the token out again.
@@ -122,10 +126,64 @@ class PlayerTokenView(APIView):
             player, token = services.player_new_token(
                 player_id=current_player(request).pk, replacing=str(request.auth)
             )
-            return Response({"id": str(player.pk), "name": player.name, "token": token})
+            return Response(signed_in_json(player, token))
 
         # The answer holds the new token, which is never stored.
         return idempotent(request, replace, answer_is_secret=True)
+
+
+def signed_in_json(player: Player, token: str) -> dict[str, Any]:
+    assert player.session is not None
+    return {
+        "id": str(player.pk),
+        "name": player.name,
+        "token": token,
+        "session": str(player.session.pk),
+    }
+
+
+class PlayerSessionsView(APIView):
+    @extend_schema(
+        **text.SESSIONS,
+        responses={200: SessionOut(many=True), **error_responses(401, 429)},
+        parameters=COMMON_HEADERS,
+    )
+    def get(self, request: Request) -> Response:
+        player = current_player(request)
+        current = player.session.pk if player.session is not None else None
+        return Response(
+            [
+                {
+                    "id": str(session.pk),
+                    "device": session.name,
+                    "created_at": session.created_at,
+                    "last_used_at": session.last_used_at,
+                    "network": session.network,
+                    "current": session.pk == current,
+                }
+                for session in sessions.sessions_of(player.pk)
+            ]
+        )
+
+
+SESSION_ID = OpenApiParameter(
+    "session_id", str, OpenApiParameter.PATH, description="the session's id (a UUID)"
+)
+
+
+class PlayerSessionView(APIView):
+    @extend_schema(
+        **text.SIGN_OUT_SESSION,
+        request=None,
+        responses={
+            204: None,
+            **error_responses(401, 404, 429, descriptions=text.SIGN_OUT_SESSION_ERRORS),
+        },
+        parameters=[SESSION_ID, *COMMON_HEADERS],
+    )
+    def delete(self, request: Request, session_id: str) -> Response:
+        sessions.session_end(player_id=current_player(request).pk, session_id=session_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class LeaderboardView(generics.ListAPIView):  # type: ignore[type-arg]

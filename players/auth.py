@@ -1,4 +1,5 @@
-"""``Authorization: Bearer <token>`` authentication for DRF."""
+"""``Authorization: Bearer <token>`` authentication for DRF: each token is one
+device's session (`players.sessions`)."""
 
 from __future__ import annotations
 
@@ -9,24 +10,37 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
-from players.models import Player, hash_token
+from players import sessions
+from players.models import Player, PlayerSession, hash_token
 from unoservice import fastsql, presence
 from unoservice.api_errors import ServiceAuthenticationFailed
+from unoservice.client_address import group_in
 from unoservice.errors import NotAuthenticated, PlayerDisabled, ServiceError
 
 MAX_TOKEN_LENGTH = 200
 
 
 def player_by_token(token: str) -> Player | None:
-    """The player a token belongs to, by one indexed lookup of its hash. Every
-    request authenticates, hence `fastsql`."""
-    return fastsql.select_by(Player, "token_hash", hash_token(token))
+    """The player a token belongs to, with the session it signs in (`Player.session`),
+    by one indexed lookup of its hash. Every request authenticates, hence `fastsql`."""
+    token_hash = hash_token(token)
+    return _players_by_hash([token_hash]).get(token_hash)
+
+
+def _players_by_hash(token_hashes: list[str]) -> dict[str, Player]:
+    """The player of each of these tokens that has a session, signed in with it."""
+    players = {}
+    for session in fastsql.select_in_with(PlayerSession, "token_hash", token_hashes, "player"):
+        player = session.player
+        player.session = session
+        players[session.token_hash] = player
+    return players
 
 
 def bearer_player(header: str) -> tuple[Player, str]:
     """The player (and token) of an ``Authorization: Bearer <token>`` header; raises
-    `NotAuthenticated` for any other header or an unknown token, `PlayerDisabled`
-    for a disabled player's."""
+    `NotAuthenticated` for any other header, an unknown token or an expired session,
+    `PlayerDisabled` for a disabled player's."""
     token = _bearer_token(header)
     return _usable(player_by_token(token)), token
 
@@ -41,10 +55,7 @@ def bearer_players(headers: Sequence[str]) -> list[Player | ServiceError]:
         except ServiceError as error:
             tokens.append(error)
     hashes = sorted({hash_token(token) for token in tokens if isinstance(token, str)})
-    found = {
-        player.token_hash: player
-        for player in fastsql.select_in(Player, "token_hash", hashes, order_by="token_hash")
-    }
+    found = _players_by_hash(hashes)
     players: list[Player | ServiceError] = []
     for token in tokens:
         if isinstance(token, ServiceError):
@@ -66,16 +77,19 @@ def _bearer_token(header: str) -> str:
 
 
 def _usable(player: Player | None) -> Player:
-    if player is None:
+    if player is None or player.session is None:
         raise NotAuthenticated("unknown token")
+    if sessions.is_expired(player.session):
+        raise NotAuthenticated("this session expired after a long time unused: sign in again")
     if player.disabled_at is not None:
         raise PlayerDisabled("this player is disabled")
     return player
 
 
 class BearerTokenAuthentication(BaseAuthentication):
-    """One indexed lookup by the token's hash; no session, no CSRF. The player it
-    finds is marked online (`unoservice.presence.seen_soon`)."""
+    """One indexed lookup by the token's hash; no cookie, no CSRF. The player it
+    finds is marked online (`unoservice.presence.seen_soon`), and its session used
+    (`players.sessions.touch`)."""
 
     keyword = "Bearer"
 
@@ -92,6 +106,8 @@ class BearerTokenAuthentication(BaseAuthentication):
         # The player is online: a cache write at most every few seconds per process,
         # made by the request's rate-limit round trip.
         presence.seen_soon(player.pk)
+        assert player.session is not None
+        sessions.touch(player.session, group_in(request.META))
         return player, token
 
     def authenticate_header(self, request: Request) -> str:

@@ -1,4 +1,5 @@
-"""Players: guest accounts for mobile clients, known by a bearer token."""
+"""Players: guest accounts for mobile clients, each device signed in with a bearer
+token of its own (`PlayerSession`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 def hash_token(token: str) -> str:
@@ -31,7 +33,6 @@ def player_tag(player_id: uuid.UUID | str) -> str:
 class Player(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=32)
-    token_hash = models.CharField(max_length=64, unique=True, editable=False)
     # A staff member's player is linked to their Django user; staff see complete logs.
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -53,6 +54,9 @@ class Player(models.Model):
     # Left off the leaderboard by an operator (`players.services.leaderboard_hide`);
     # their rating still moves. `LeaderboardHiding` records who did it, when and why.
     leaderboard_hidden = models.BooleanField(default=False)
+
+    # The session a request signed in with (set by `players.auth`; None elsewhere).
+    session: PlayerSession | None = None
 
     class Meta:
         ordering = ["-created_at"]
@@ -76,6 +80,29 @@ class Player(models.Model):
     @property
     def is_staff(self) -> bool:
         return self.user is not None and self.user.is_staff and self.user.is_active
+
+
+class PlayerSession(models.Model):
+    """One device's sign-in: a token of its own, kept only as its hash. Signing one
+    out ends its token, its tickets and its streams, and no other device's."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="sessions")
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    # What the client calls the device ("Ann's phone"), for the player's list.
+    name = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    # Moved on at most every `players.sessions.TOUCH_SECONDS`; a session unused for
+    # SESSION_IDLE_DAYS is expired.
+    last_used_at = models.DateTimeField(default=timezone.now)
+    # The network (`unoservice.client_address.address_group`) it was last used from.
+    network = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["-last_used_at", "id"]
+
+    def __str__(self) -> str:
+        return f"session {self.name or self.pk} of {self.player_id}"
 
 
 # The rating key of a bot strategy, a player of its own on the leaderboard.

@@ -4,16 +4,17 @@ says more than `unoservice.schema` does."""
 
 from __future__ import annotations
 
-from players import standings
+from players import sessions, standings
 from unoservice.schema import Described
 
 SIGN_UP = Described(
     summary="Sign up",
-    description="Creates a guest player and answers with its token, once: only a "
-    "hash of it is kept, so a lost token cannot be recovered. Send the token as "
-    "`Authorization: Bearer <token>` with every other request. No token is needed "
-    "here; sign-ups are limited per client address. The answer is never kept for an "
-    "Idempotency-Key: the same key signs up a new player.",
+    description="Creates a guest player, signed in on this device (`device`: what "
+    "the player's session list calls it, optional), and answers with the device's "
+    "token, once: only a hash of it is kept, so a lost token cannot be recovered. "
+    "Send the token as `Authorization: Bearer <token>` with every other request. No "
+    "token is needed here; sign-ups are limited per client address. The answer is "
+    "never kept for an Idempotency-Key: the same key signs up a new player.",
 )
 SIGN_UP_ERRORS = {
     409: "idempotency_key_in_use",
@@ -36,12 +37,33 @@ RENAME = Described(
     "letters that look alike. Others tell players of one name apart by their tags.",
 )
 
+SESSIONS = Described(
+    summary="My sessions",
+    description="Each device signed in as the caller, with its own token: what the "
+    "device is called, when it signed in, when it was last used (to within "
+    f"{sessions.TOUCH_SECONDS // 60} minutes) and the network it was last used from "
+    "(an IPv4 address, or an IPv6 /64). `current` marks the caller's. The one used "
+    f"last comes first; at most {sessions.MAX_SESSIONS} (signing in on one more "
+    "device signs out the one used longest ago); one unused for SESSION_IDLE_DAYS "
+    "(90 days unless the operator says otherwise) is expired and not listed.",
+)
+
+SIGN_OUT_SESSION = Described(
+    summary="Sign a device out",
+    description="Ends one of the caller's sessions, the caller's own included: its "
+    "token stops working at once (401), its unused stream tickets are refused, and "
+    "the streams opened with it or its tickets end within a moment, on every server. "
+    "The other devices stay signed in.",
+)
+SIGN_OUT_SESSION_ERRORS = {404: "not_found: no such session of the caller's"}
+
 NEW_TOKEN = Described(
     summary="Sign out everywhere: a new token",
-    description="Replaces the caller's token with a new one, answered once (only a "
-    "hash of it is kept). The old token stops working at once: requests with it are "
-    "401, its unused stream tickets are refused, and the streams opened with it or "
-    "with its tickets end within a moment, on every server. No body. The answer is "
+    description="Signs every device of the caller out, and this one in again with a "
+    "new token, answered once (only a hash of it is kept). Every old token stops "
+    "working at once: requests with them are 401, their unused stream tickets are "
+    "refused, and the streams opened with them or their tickets end within a moment, "
+    "on every server. No body. The answer is "
     "never kept for an Idempotency-Key (it holds a credential): a retry with the "
     "same key, sent with the old token, is 401. Of requests sent with one token at "
     "once, exactly one replaces it (200); the others are 401 not_authenticated, as "

@@ -7,11 +7,11 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
-from players import services, standings
+from players import services, sessions, standings
 from players.models import TAG_ALPHABET, TAG_LENGTH
 from players.push.serializers import NotificationSettingsOut
 from unoservice.fields import StrictCharField, StrictSerializer
-from unoservice.schema import trimmed_text_pattern
+from unoservice.schema import optional_trimmed_text_pattern, trimmed_text_pattern
 
 
 @extend_schema_field(
@@ -31,8 +31,26 @@ class PlayerNameField(StrictCharField):
     pass
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "format": "printable",
+        "maxLength": 200,
+        "pattern": optional_trimmed_text_pattern(sessions.MAX_SESSION_NAME_LENGTH),
+        "description": "what the session list calls this device: nothing, or 1-"
+        f"{sessions.MAX_SESSION_NAME_LENGTH} printable characters (as for a player's name) "
+        "once the whitespace around them is trimmed off",
+    }
+)
+class DeviceNameField(StrictCharField):
+    pass
+
+
 class PlayerCreateIn(StrictSerializer):
     name = PlayerNameField(max_length=200, trim_whitespace=False)
+    device = DeviceNameField(
+        max_length=200, required=False, allow_blank=True, trim_whitespace=False
+    )
 
 
 class PlayerChangeIn(StrictSerializer):
@@ -62,6 +80,21 @@ class PlayerCreatedOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     name = serializers.CharField(min_length=1, max_length=services.MAX_NAME_LENGTH)
     token = serializers.CharField(help_text="send as 'Authorization: Bearer <token>'")
+    session = serializers.UUIDField(help_text="the id of this device's session")
+
+
+class SessionOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    device = serializers.CharField(
+        allow_blank=True, help_text="what the device was called when it signed in"
+    )
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField()
+    network = serializers.CharField(
+        allow_blank=True,
+        help_text="where it was last used from: an IPv4 address, or an IPv6 /64",
+    )
+    current = serializers.BooleanField(help_text="the session of the request's token")
 
 
 class StatsOut(serializers.Serializer[Any]):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 import uuid
 from typing import Any
 
@@ -11,8 +10,8 @@ from confusable_homoglyphs import confusables
 from django.db import transaction
 from django.utils import timezone
 
-from players.models import LeaderboardHiding, Player, hash_token
-from players.signals import token_revoked
+from players import sessions
+from players.models import LeaderboardHiding, Player, PlayerSession, hash_token
 from unoservice.errors import InvalidRequest, NotAuthenticated, NotFound, PlayerDisabled
 
 log = logging.getLogger(__name__)
@@ -48,14 +47,17 @@ def clean_player_name(raw: object) -> str:
     return name
 
 
-def player_create(*, name: str) -> tuple[Player, str]:
-    """Create a guest player; returns it with its token, which is shown only this once.
+def player_create(*, name: str, device: str = "", network: str = "") -> tuple[Player, str]:
+    """Create a guest player, signed in on the device called `device` (used from
+    `network`); returns it with the session's token, which is shown only this once.
 
-    Locks nothing: it only inserts one row.
+    Locks nothing: it only inserts rows.
     """
-    token = secrets.token_urlsafe(32)
+    cleaned = clean_player_name(name)
     with transaction.atomic():
-        player = Player.objects.create(name=clean_player_name(name), token_hash=hash_token(token))
+        player = Player.objects.create(name=cleaned)
+        session, token = sessions.session_open(player=player, name=device, network=network)
+    player.session = session
     return player, token
 
 
@@ -81,39 +83,36 @@ def player_link_user(*, player_id: uuid.UUID | str, user: Any) -> Player:
     return player
 
 
-def _revoke(player: Player, kept_token_hash: str | None) -> None:
-    """In the caller's transaction: every token of the player but the kept one stops
-    working, with its stream tickets and, once it commits, its open streams in every
-    server process (the games app's receiver of `token_revoked`)."""
-    token_revoked.send(sender=Player, player=player, kept_token_hash=kept_token_hash)
-
-
 def player_new_token(*, player_id: uuid.UUID | str, replacing: str) -> tuple[Player, str]:
-    """Sign the player out everywhere: a new token replaces `replacing`, the token
-    the request came with, which stops working at once, with its tickets and open
-    streams. Returns the player and the new token, shown only this once. Locks the
-    player row.
+    """Sign the player out everywhere: every session ends, `replacing` (the token
+    the request came with) included, with their tickets and open streams, and one
+    new session, named as the replaced one was, takes its place. Returns the player
+    and the new token, shown only this once. Locks the player row.
 
     Requests with one token at once (a double click) were all authenticated before
     the first of them replaced it: under the lock, only the one that finds its token
-    still the player's replaces it; the others are refused as that token is now
-    (`NotAuthenticated`), so no client is handed a token already replaced."""
-    token = secrets.token_urlsafe(32)
+    still a session of the player's replaces it; the others are refused as that
+    token is now (`NotAuthenticated`), so no client is handed a token already
+    replaced."""
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_id)
         if player.disabled_at is not None:
             raise PlayerDisabled("this player is disabled")
-        if player.token_hash != hash_token(replacing):
+        ended = list(PlayerSession.objects.filter(player=player))
+        replaced = next((s for s in ended if s.token_hash == hash_token(replacing)), None)
+        if replaced is None:
             raise NotAuthenticated("this token was replaced by a new one")
-        player.token_hash = hash_token(token)
-        player.save(update_fields=["token_hash"])
-        _revoke(player, player.token_hash)
+        PlayerSession.objects.filter(pk__in=[s.pk for s in ended]).delete()
+        sessions.revoke(player, [s.token_hash for s in ended])
+        player.session, token = sessions.session_open(
+            player=player, name=replaced.name, network=replaced.network
+        )
     return player, token
 
 
 def player_disable(*, player_id: uuid.UUID | str, by: str, reason: str = "") -> Player:
-    """An operator (`by`, their username) disables the player: every request with their
-    token is refused (401 player_disabled), their tickets and open streams end.
+    """An operator (`by`, their username) disables the player: every request with any
+    of their tokens is refused (401 player_disabled), their tickets and open streams end.
     Disabling a disabled player changes nothing. Locks the player row."""
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_id)
@@ -122,13 +121,15 @@ def player_disable(*, player_id: uuid.UUID | str, by: str, reason: str = "") -> 
             player.disabled_by = by
             player.disabled_reason = reason.strip()[:MAX_REASON_LENGTH]
             player.save(update_fields=["disabled_at", "disabled_by", "disabled_reason"])
-        _revoke(player, None)
+        held = PlayerSession.objects.filter(player=player).values_list("token_hash", flat=True)
+        sessions.revoke(player, held)
     log.info("player %s disabled by %s", player.pk, player.disabled_by)
     return player
 
 
 def player_enable(*, player_id: uuid.UUID | str, by: str) -> Player:
-    """An operator (`by`) enables a disabled player again: their token works again.
+    """An operator (`by`) enables a disabled player again: their sessions' tokens
+    work again.
     The record of the disabling goes; the admin's history keeps who enabled them.
     Locks the player row."""
     with transaction.atomic():

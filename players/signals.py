@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
-# Sent inside the transaction that replaced a player's token or disabled them, with
-# `player` and `kept_token_hash` (the token that still works; None when none does).
-# The games app ends the streams and tickets of any other token (`games.live.revoke`).
+# Sent inside the transaction that ended some of a player's sessions (signed out,
+# replaced, expired past the cap) or disabled them, with `player` and `token_hashes`
+# (the tokens that stop working). The games app ends those tokens' streams and
+# tickets (`games.live.revoke`).
 token_revoked = Signal()

@@ -35,19 +35,25 @@ from games import services
 from games.engine import GameConfig, GameState, Move, Rules, new_game
 from games.engine.position import build_state, card_in_hand
 from games.models import Game, Seat, seating_entry
-from players.models import Device, DeviceKind, Player, hash_token
+from players.models import Device, DeviceKind, Player, PlayerSession, hash_token
 
 API = "/api/v1"
 
 
 class PlayerFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """A player signed in on one device with `token` (`Player.session`)."""
+
     class Meta:
         model = Player
-        exclude = ("token",)
 
     name = factory.Sequence(lambda n: f"player{n}")
     token = factory.LazyFunction(lambda: secrets.token_urlsafe(24))
-    token_hash = factory.LazyAttribute(lambda o: hash_token(o.token))
+
+    @classmethod
+    def _create(cls, model_class: type[Player], *args: Any, token: str, **kwargs: Any) -> Player:
+        player = super()._create(model_class, *args, **kwargs)
+        player.session = PlayerSession.objects.create(player=player, token_hash=hash_token(token))
+        return player
 
 
 class DeviceFactory(DjangoModelFactory):  # type: ignore[type-arg]
@@ -129,7 +135,7 @@ def make_persona(name: str) -> Persona:
     their own (198.18.0.0/15, kept for tests): people on one network do not rate each
     other, and personas are different people."""
     token = secrets.token_urlsafe(24)
-    player = PlayerFactory(name=name, token_hash=hash_token(token))
+    player = PlayerFactory(name=name, token=token)
     n = next(_personas) % 65000
     client = APIClient(REMOTE_ADDR=f"198.18.{n // 250}.{n % 250 + 1}")
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")

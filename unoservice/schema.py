@@ -156,6 +156,11 @@ def trimmed_text_pattern(max_length: int) -> str:
     return f"^{space}*{edge}(?:{inner}{{0,{max_length - 2}}}{edge})?{space}*$"
 
 
+def optional_trimmed_text_pattern(max_length: int) -> str:
+    """`trimmed_text_pattern`, or only whitespace (which trims to nothing)."""
+    return f"^{_char_class(str.isspace)}*$|{trimmed_text_pattern(max_length)}"
+
+
 # -- extensions ----------------------------------------------------------------------
 
 

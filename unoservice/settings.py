@@ -256,6 +256,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 
+# A device's session (its token) unused this long is expired: refused, then deleted.
+SESSION_IDLE_DAYS = env_int("SESSION_IDLE_DAYS", 90)
+
 # Game streams, lobby streams and long polls that wait, held open together at once by
 # one player and by one client address (`unoservice.stream_caps`): 429 beyond.
 MAX_STREAMS_PER_PLAYER = env_int("MAX_STREAMS_PER_PLAYER", 32)
@@ -421,6 +424,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Stream tickets live 60 seconds; the expired ones are dropped.
     "purge-stream-tickets": {
         "task": "games.purge_stream_tickets",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
+    # Sessions unused for SESSION_IDLE_DAYS are refused; then dropped here.
+    "purge-expired-sessions": {
+        "task": "players.purge_expired_sessions",
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },

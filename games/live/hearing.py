@@ -92,10 +92,12 @@ async def _catch_up_games(live: Hub) -> None:
 
 
 async def _catch_up_sessions(live: Hub) -> None:
-    player_ids = list(live.sessions.open)
+    token_hashes = live.sessions.token_hashes()
+    if not token_hashes:
+        return
     began = time.monotonic()
     try:
-        tokens = await live.read(lambda: usable_tokens(player_ids))
+        tokens = await live.read(lambda: usable_tokens(token_hashes))
     except Exception:
         log.warning("could not read the signed-in players' tokens", exc_info=True)
         return

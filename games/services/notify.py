@@ -1,8 +1,9 @@
 """The notification that a game changed: "game G reached seq N", nothing more; and
 the one that a player got a seat: "player P sits in game G" (what the lobby streams
 of P need to watch one more game, without reading the player's games again); and the
-one that a player's token changed or they were disabled: "revoke P, keeping token
-hash H" (every stream of P opened with another token ends, wherever it is served).
+one that some of a player's tokens stopped working (a device signed out, a new token,
+the player disabled): "revoke P's tokens H1,H2" (every stream of P opened with one of
+them ends, wherever it is served).
 
 On PostgreSQL the services send it with ``pg_notify`` inside the change's own
 transaction (folded into the game's UPDATE, so it costs no extra statement), and
@@ -19,8 +20,6 @@ from collections.abc import Sequence
 CHANNEL = "uno_game"
 PLAYER_PREFIX = "player "
 REVOKE_PREFIX = "revoke "
-# What a revocation keeps when it keeps no token (the player is disabled).
-NO_TOKEN = "-"
 
 
 def payload(game_id: object, seq: int) -> str:
@@ -31,13 +30,15 @@ def player_payload(player_id: object, game_id: object) -> str:
     return f"{PLAYER_PREFIX}{player_id} {game_id}"
 
 
-def revoke_payload(player_id: object, kept_token_hash: str | None) -> str:
-    return f"{REVOKE_PREFIX}{player_id} {kept_token_hash or NO_TOKEN}"
+def revoke_payload(player_id: object, token_hashes: Sequence[str]) -> str:
+    # At most `players.sessions.MAX_SESSIONS` hashes of 64 characters: far below the
+    # 8,000 bytes a notification may carry.
+    return f"{REVOKE_PREFIX}{player_id} {','.join(token_hashes)}"
 
 
-def revoke_expression(player_id: object, kept_token_hash: str | None) -> tuple[str, list[str]]:
+def revoke_expression(player_id: object, token_hashes: Sequence[str]) -> tuple[str, list[str]]:
     """The revocation as an SQL expression and its parameters."""
-    return "pg_notify(%s, %s)", [CHANNEL, revoke_payload(player_id, kept_token_hash)]
+    return "pg_notify(%s, %s)", [CHANNEL, revoke_payload(player_id, token_hashes)]
 
 
 def expression(
@@ -85,12 +86,13 @@ def parse_player_payload(text: str) -> tuple[str, uuid.UUID] | None:
         return None
 
 
-def parse_revoke_payload(text: str) -> tuple[str, str | None] | None:
-    """(player id, the token hash their streams may keep, None for none) of a
-    revocation, or None for anything else."""
+def parse_revoke_payload(text: str) -> tuple[str, frozenset[str]] | None:
+    """(player id, the token hashes that stopped working) of a revocation, or None
+    for anything else."""
     if not text.startswith(REVOKE_PREFIX):
         return None
-    player_id, _, kept = text[len(REVOKE_PREFIX) :].partition(" ")
-    if not player_id or not kept:
+    player_id, _, hashes = text[len(REVOKE_PREFIX) :].partition(" ")
+    revoked = frozenset(h for h in hashes.split(",") if h)
+    if not player_id or not revoked:
         return None
-    return player_id, None if kept == NO_TOKEN else kept
+    return player_id, revoked

@@ -20,7 +20,8 @@ STREAM_TICKET_LIFETIME = dt.timedelta(seconds=60)
 
 def stream_ticket_issue(*, game_id: uuid.UUID | None, player: Player) -> tuple[str, dt.datetime]:
     """A ticket that opens `player`'s stream of the game (or, with no game, their
-    lobby stream) once, within 60 seconds (returned with its expiry; only its hash
+    lobby stream), signed in with the session `player` signed in with, once, within
+    60 seconds (returned with its expiry; only its hash
     is kept). Locks nothing: it inserts, without reading the game first (the caller
     read it to check that the player may see it); `NotFound` when no such game is
     there for the row to name."""
@@ -31,6 +32,7 @@ def stream_ticket_issue(*, game_id: uuid.UUID | None, player: Player) -> tuple[s
             StreamTicket.objects.create(
                 ticket_hash=hash_token(ticket),
                 player=player,
+                session=player.session,
                 game_id=game_id,
                 expires_at=expires_at,
             )
@@ -48,7 +50,8 @@ def stream_tickets_purge() -> int:
 
 def stream_ticket_redeem(*, ticket: str, game_id: uuid.UUID | None) -> Player | None:
     """The player of an unused, unexpired ticket for this game (None: a lobby
-    stream's ticket), marking it used; None for any other ticket. One UPDATE: two
+    stream's ticket), signed in with the session that asked for it
+    (`Player.session`), marking it used; None for any other ticket. One UPDATE: two
     uses at once cannot both succeed."""
     now = timezone.now()
     with transaction.atomic():
@@ -56,11 +59,15 @@ def stream_ticket_redeem(*, ticket: str, game_id: uuid.UUID | None) -> Player | 
         used = StreamTicket.objects.filter(
             for_stream,
             ticket_hash=hash_token(ticket),
+            session__isnull=False,
             used_at__isnull=True,
             expires_at__gt=now,
         ).update(used_at=now)
         if used != 1:
             return None
-        return (
-            StreamTicket.objects.select_related("player").get(ticket_hash=hash_token(ticket)).player
+        redeemed = StreamTicket.objects.select_related("player", "session").get(
+            ticket_hash=hash_token(ticket)
         )
+    player = redeemed.player
+    player.session = redeemed.session
+    return player

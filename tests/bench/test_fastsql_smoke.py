@@ -29,5 +29,5 @@ def test_every_statement_is_timed_each_way_and_compared_with_the_helper() -> Non
         "lock 13 players' rows",
         "update the 10 ratings of a 10-player game",
         "lock the 10 ratings of a 10-player game",
-        "player by token hash",
+        "a session by its token hash, with its player",
     ]

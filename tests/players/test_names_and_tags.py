@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from players.models import Player, Rating, player_tag
+from players.models import Player, PlayerSession, Rating, hash_token, player_tag
 from tests.factories import API, Persona, assert_error, make_persona, start_game
 
 pytestmark = pytest.mark.django_db
@@ -75,10 +75,11 @@ def test_a_tag_is_four_characters_of_the_player_id_and_stays_the_same():
 def namesake(tag_bits: int) -> Persona:
     """A player named Ann whose id starts with `tag_bits`: namesakes of known tags."""
     persona = make_persona("Ann")
-    Player.objects.filter(pk=persona.player.pk).update(
-        id=uuid.UUID(int=(tag_bits << 108) | (uuid.uuid4().int & ((1 << 108) - 1)))
-    )
-    player = Player.objects.get(name="Ann", token_hash=persona.player.token_hash)
+    new_id = uuid.UUID(int=(tag_bits << 108) | (uuid.uuid4().int & ((1 << 108) - 1)))
+    Player.objects.filter(pk=persona.player.pk).update(id=new_id)
+    PlayerSession.objects.filter(player_id=persona.player.pk).update(player_id=new_id)
+    player = Player.objects.get(sessions__token_hash=hash_token(persona.token))
+    player.session = persona.player.session
     persona.player = player
     return persona
 

@@ -33,11 +33,11 @@ def bearer(token: str) -> APIClient:
 # -- POST /players -------------------------------------------------------------------
 
 
-def test_creating_a_player_needs_no_token_and_answers_id_name_and_token(anonymous, db):
+def test_creating_a_player_needs_no_token_and_answers_id_name_token_and_session(anonymous, db):
     response = create_player(anonymous, {"name": "Ann"})
     assert response.status_code == 201, response.json()
     body = response.json()
-    assert set(body) == {"id", "name", "token"}
+    assert set(body) == {"id", "name", "token", "session"}
     assert body["name"] == "Ann"
     assert isinstance(body["token"], str)
     assert body["token"]

@@ -28,7 +28,7 @@ def new_token(persona: Persona, **headers: str) -> str:
     answer = persona.post("/players/me/token", **headers)
     assert answer.status_code == 200, answer.content
     body = answer.json()
-    assert set(body) == {"id", "name", "token"}
+    assert set(body) == {"id", "name", "token", "session"}
     assert body["id"] == str(persona.player.pk)
     assert body["name"] == persona.player.name
     return str(body["token"])

@@ -1,6 +1,7 @@
-"""Signing out everywhere and disabling a player end the streams opened before, in
-every process of the server command (two workers here): game streams and lobby
-streams opened with the old token or with tickets it issued."""
+"""Signing out everywhere, signing one device out and disabling a player end the
+streams opened before, in every process of the server command (two workers here):
+game streams and lobby streams opened with the old token or with tickets it issued,
+and no other device's."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.db import transaction
+from rest_framework.test import APIClient
 
-from players import services
+from players import services, sessions
 from tests.factories import Persona, make_persona, start_game
 from tests.served import Served, serving
 from tests.support import wait_until
@@ -120,4 +123,36 @@ def test_disabling_a_player_ends_their_streams_in_every_process(
         assert not guests.ended.wait(0.5)
     finally:
         for stream in [*held, guests]:
+            stream.close()
+
+
+def test_signing_one_device_out_ends_its_streams_in_every_process_and_no_other_devices(
+    server: Served, players: tuple[Persona, Persona, str]
+) -> None:
+    host, _, game_id = players
+    with transaction.atomic():
+        _, tablet_token = sessions.session_open(player=host.player, name="tablet", network="")
+    tablet_client = APIClient(REMOTE_ADDR="198.18.255.1")
+    tablet_client.credentials(HTTP_AUTHORIZATION=f"Bearer {tablet_token}")
+    tablet = Persona(host.player, tablet_token, tablet_client)
+    on_phone = open_streams(server, host, game_id)
+    on_tablet = open_streams(server, tablet, game_id)
+    try:
+        status, _, listed = server.request("GET", "/api/v1/players/me/sessions", token=host.token)
+        assert status == 200, listed
+        tablet_session = next(s for s in listed if s["device"] == "tablet")
+        status, _, body = server.request(
+            "DELETE", f"/api/v1/players/me/sessions/{tablet_session['id']}", token=host.token
+        )
+        assert status == 204, body
+        wait_until(lambda: all(s.ended.is_set() for s in on_tablet), "the tablet's streams end", 2)
+        assert not any(s.ended.wait(0.5) for s in on_phone)
+        with pytest.raises(StreamRefused) as refused:
+            connect(
+                f"{server.url}/api/v1/players/me/stream",
+                {"Authorization": f"Bearer {tablet_token}"},
+            )
+        assert refused.value.status == 401
+    finally:
+        for stream in on_phone + on_tablet:
             stream.close()

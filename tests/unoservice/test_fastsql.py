@@ -16,7 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
 from games.models import Event, Game, GameStatus
-from players.models import Player, Rating
+from players.models import Player, PlayerSession, Rating, hash_token
 from tests.factories import GameFactory, Persona, PlayerFactory, human_to_act_game
 from unoservice import fastsql
 
@@ -72,17 +72,15 @@ def test_inserted_players_keep_their_own_key_and_get_their_creation_time_as_with
     None
 ):
     with time_machine.travel(NOW, tick=False):
-        made = [Player(name="Ann", token_hash="a" * 64), Player(name="Bob", token_hash="b" * 64)]
+        made = [Player(name="Ann", points=1), Player(name="Bob", points=2)]
         fastsql.insert_rows(Player, made)
-        Player.objects.bulk_create(
-            [Player(name="Ann", token_hash="c" * 64), Player(name="Bob", token_hash="d" * 64)]
-        )
+        Player.objects.bulk_create([Player(name="Ann", points=1), Player(name="Bob", points=2)])
 
     helper_rows = Player.objects.filter(pk__in=[p.pk for p in made]).order_by("name").values()
     orm_rows = Player.objects.exclude(pk__in=[p.pk for p in made]).order_by("name").values()
     assert [row["id"] for row in helper_rows] == [p.pk for p in made]
     assert [row["created_at"] for row in helper_rows] == [NOW, NOW]
-    assert stored(helper_rows, "id", "token_hash") == stored(orm_rows, "id", "token_hash")
+    assert stored(helper_rows, "id") == stored(orm_rows, "id")
 
 
 @pytest.mark.django_db
@@ -188,17 +186,37 @@ def test_a_selected_game_equals_the_orms_in_every_field_and_saves_as_an_update(
 
 
 @pytest.mark.django_db
-def test_a_player_found_by_token_hash_equals_the_orms_in_every_field(host: Persona) -> None:
-    found = fastsql.select_by(Player, "token_hash", host.player.token_hash)
+def test_a_session_found_by_token_hash_comes_with_its_player_as_the_orms_in_every_field(
+    host: Persona, guest: Persona
+) -> None:
+    hashes = [hash_token(host.token), hash_token(guest.token), "0" * 64]
 
-    assert found is not None
-    assert columns(Player, found) == columns(Player, Player.objects.get(pk=host.player.pk))
-    assert (found._state.adding, found._state.db) == (False, "default")
+    found = fastsql.select_in_with(PlayerSession, "token_hash", hashes, "player")
+
+    by_orm = PlayerSession.objects.select_related("player").filter(token_hash__in=hashes)
+    assert len(found) == 2
+    for session in found:
+        expected = next(s for s in by_orm if s.pk == session.pk)
+        assert columns(PlayerSession, session) == columns(PlayerSession, expected)
+        assert columns(Player, session.player) == columns(Player, expected.player)
+        assert (session.player._state.adding, session.player._state.db) == (False, "default")
+    assert {s.player.pk for s in found} == {host.player.pk, guest.player.pk}
+
+
+@pytest.mark.django_db
+def test_a_session_found_with_its_player_sends_one_query(
+    host: Persona, django_assert_num_queries: Any
+) -> None:
+    with django_assert_num_queries(1):
+        (found,) = fastsql.select_in_with(
+            PlayerSession, "token_hash", [hash_token(host.token)], "player"
+        )
+        assert found.player.name == host.player.name
 
 
 @pytest.mark.django_db
 def test_no_matching_row_is_none() -> None:
-    assert fastsql.select_by(Player, "token_hash", "0" * 64) is None
+    assert fastsql.select_in_with(PlayerSession, "token_hash", ["0" * 64], "player") == []
     assert fastsql.select_by(Game, "id", "6f1c2a34-0000-4000-8000-000000000000") is None
 
 

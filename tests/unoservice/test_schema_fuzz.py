@@ -34,7 +34,6 @@ from schemathesis.core.parameters import ParameterLocation
 from games import presenters
 from games.engine.cards import FIRST_WILD_DRAW_FOUR
 from games.models import Game, GameStatus
-from players.models import hash_token
 from tests.factories import Persona, PlayerFactory, make_persona, seat_table, start_game
 from tests.push_service import Receiver
 from unoservice import throttling
@@ -115,7 +114,7 @@ def world(db: None, monkeypatch: pytest.MonkeyPatch) -> World:
     monkeypatch.setattr(throttling.AnonymousRateThrottle, "rate", UNLIMITED, raising=False)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
-    me = Persona(PlayerFactory(name="Me", token_hash=hash_token(TOKEN)), TOKEN, client)
+    me = Persona(PlayerFactory(name="Me", token=TOKEN), TOKEN, client)
     other, third = make_persona("Other"), make_persona("Third")
 
     games = [
