@@ -97,36 +97,38 @@ class ReadOnlyAdmin:
         return False
 
 
-class LeaderboardHidingInline(admin.TabularInline[LeaderboardHiding, Player]):
-    """Who hid the player from the leaderboard or showed them again, when and why."""
+class ReadOnlyInline(admin.TabularInline[Any, Player]):
+    """Rows of a player's that only the services write, shown on the player's page:
+    never added, changed or deleted there."""
 
-    model = LeaderboardHiding
-    fields = ("at", "hidden", "by_username", "reason")
-    readonly_fields = fields
     extra = 0
     can_delete = False
-    verbose_name = "leaderboard hiding"
-    verbose_name_plural = "hidden from the leaderboard: history"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
-class PlayerSessionInline(admin.TabularInline[PlayerSession, Player]):
+class LeaderboardHidingInline(ReadOnlyInline):
+    """Who hid the player from the leaderboard or showed them again, when and why."""
+
+    model = LeaderboardHiding
+    fields = ("at", "hidden", "by_username", "reason")
+    verbose_name = "leaderboard hiding"
+    verbose_name_plural = "hidden from the leaderboard: history"
+
+
+class PlayerSessionInline(ReadOnlyInline):
     """The devices the player is signed in on (their tokens are never shown: only
     hashes are kept). Ended with the action "Sign the selected players out of every
     device"."""
 
     model = PlayerSession
     fields = ("name", "created_at", "last_used_at", "network")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
     verbose_name = "session"
     verbose_name_plural = "signed in on (sessions)"
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Player)

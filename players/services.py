@@ -98,12 +98,12 @@ def player_new_token(*, player_id: uuid.UUID | str, replacing: str) -> tuple[Pla
         player = Player.objects.select_for_update().get(pk=player_id)
         if player.disabled_at is not None:
             raise PlayerDisabled("this player is disabled")
-        ended = list(PlayerSession.objects.filter(player=player))
-        replaced = next((s for s in ended if s.token_hash == hash_token(replacing)), None)
+        replaced = PlayerSession.objects.filter(
+            player=player, token_hash=hash_token(replacing)
+        ).first()
         if replaced is None:
             raise NotAuthenticated("this token was replaced by a new one")
-        PlayerSession.objects.filter(pk__in=[s.pk for s in ended]).delete()
-        sessions.revoke(player, [s.token_hash for s in ended])
+        sessions.end_every_session(player)
         player.session, token = sessions.session_open(
             player=player, name=replaced.name, network=replaced.network
         )

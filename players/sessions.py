@@ -104,11 +104,16 @@ def sessions_end_all(*, player_id: uuid.UUID | str) -> int:
     player row."""
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_id)
-        held = PlayerSession.objects.filter(player=player)
-        ended = list(held.values_list("token_hash", flat=True))
-        held.delete()
-        revoke(player, ended)
-    return len(ended)
+        return len(end_every_session(player))
+
+
+def end_every_session(player: Player) -> list[PlayerSession]:
+    """In the caller's transaction, which has locked the player's row: every session
+    of `player` ends, with its token (`revoke`); returns them as they were."""
+    ended = list(PlayerSession.objects.filter(player=player))
+    PlayerSession.objects.filter(pk__in=[s.pk for s in ended]).delete()
+    revoke(player, [s.token_hash for s in ended])
+    return ended
 
 
 def sessions_of(player_id: uuid.UUID | str) -> list[PlayerSession]:
