@@ -8,6 +8,8 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from games.live.revoke import on_token_revoked
-        from players.signals import token_revoked
+        from games.services.erasure import on_player_erased
+        from players.signals import player_erased, token_revoked
 
         token_revoked.connect(on_token_revoked, dispatch_uid="games.live.revoke")
+        player_erased.connect(on_player_erased, dispatch_uid="games.services.erasure")

@@ -19,7 +19,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from players import services, sessions
-from players.models import LeaderboardHiding, Player, PlayerSession
+from players.accounts import services as account_services
+from players.models import Identity, LeaderboardHiding, Player, PlayerSession
 from unoservice.errors import ServiceError
 
 
@@ -131,6 +132,16 @@ class PlayerSessionInline(ReadOnlyInline):
     verbose_name_plural = "signed in on (sessions)"
 
 
+class IdentityInline(ReadOnlyInline):
+    """The email addresses and Google or Apple accounts the player signs in with.
+    Unlinked with the action "Unlink every identity of the selected players"."""
+
+    model = Identity
+    fields = ("kind", "email", "subject", "created_at", "last_used_at")
+    verbose_name = "identity"
+    verbose_name_plural = "signs in with (linked identities)"
+
+
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin[Player]):
     list_display = (
@@ -142,11 +153,13 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "leaderboard_hidden",
         "user",
         "disabled_at",
+        "deleted_at",
         "created_at",
     )
-    search_fields = ("name", "user__username")
+    search_fields = ("name", "user__username", "identities__subject")
     list_filter = (
         ("disabled_at", admin.EmptyFieldListFilter),
+        ("deleted_at", admin.EmptyFieldListFilter),
         "leaderboard_hidden",
         "created_at",
     )
@@ -154,10 +167,11 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "disable_players",
         "enable_players",
         "sign_out_everywhere",
+        "unlink_identities",
         "hide_from_leaderboard",
         "show_on_leaderboard",
     )
-    inlines = (PlayerSessionInline, LeaderboardHidingInline)
+    inlines = (IdentityInline, PlayerSessionInline, LeaderboardHidingInline)
     date_hierarchy = "created_at"
     fields = (
         "id",
@@ -172,6 +186,7 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "disabled_at",
         "disabled_by",
         "disabled_reason",
+        "deleted_at",
     )
     readonly_fields = (
         "id",
@@ -185,6 +200,7 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         "disabled_at",
         "disabled_by",
         "disabled_reason",
+        "deleted_at",
     )
     raw_id_fields = ("user",)
 
@@ -244,6 +260,28 @@ class PlayerAdmin(admin.ModelAdmin[Player]):
         self.message_user(
             request, f"{ended} session{'' if ended == 1 else 's'} ended.", messages.SUCCESS
         )
+
+    @admin.action(
+        description="Unlink every identity of the selected players…", permissions=["change"]
+    )
+    def unlink_identities(
+        self, request: HttpRequest, queryset: QuerySet[Player]
+    ) -> HttpResponse | None:
+        question = ReasonQuestion(
+            action_name="unlink_identities",
+            title="Unlink every identity of these players?",
+            explanation="Their email addresses and Google or Apple accounts no longer sign "
+            "in, and their passwords go (an address taken over, a dispute). The devices "
+            "signed in stay signed in: sign them out too if need be.",
+            submit_label="Unlink",
+            label=str,
+        )
+
+        def act(player: Player, reason: str) -> None:
+            count = account_services.identities_unlink_all(player_id=player.pk)
+            self.log_change(request, player, f"Unlinked {count} identities: {reason}")
+
+        return act_with_reason(self, request, queryset, question, act)
 
     @admin.action(
         description="Hide the selected players from the leaderboard…", permissions=["change"]

@@ -16,8 +16,11 @@ from rest_framework.views import APIView
 
 from players import openapi_text as text
 from players import services, sessions, standings
+from players.accounts import erasure
+from players.accounts import openapi_text as accounts_text
+from players.accounts.serializers import AccountDeleteIn, identity_json
 from players.auth import current_player
-from players.models import Player, Rating, player_tag
+from players.models import Identity, Player, Rating, player_tag
 from players.push import preferences
 from players.serializers import (
     PAGE_PARAMETER,
@@ -45,6 +48,7 @@ def stats_json(player: Player) -> dict[str, int]:
 
 def player_me_json(player: Player) -> dict[str, Any]:
     found = standings.player_standing(player)
+    identities = [identity_json(i) for i in Identity.objects.filter(player=player)]
     return {
         "id": str(player.pk),
         "name": player.name,
@@ -54,6 +58,9 @@ def player_me_json(player: Player) -> dict[str, Any]:
         "provisional": found.provisional,
         "opponents": found.opponents,
         "notifications": preferences.notification_settings(player.pk),
+        "recoverable": bool(identities),
+        "identities": identities,
+        "password_set": bool(player.password),
     }
 
 
@@ -88,6 +95,9 @@ class PlayersView(APIView):
 
 
 class PlayerMeView(APIView):
+    # Deleting the account takes a fresh proof of it in the body.
+    delete_takes_body = True
+
     @extend_schema(
         **text.WHO_AM_I,
         responses={200: PlayerMeOut, **error_responses(401, 429)},
@@ -95,6 +105,27 @@ class PlayerMeView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(player_me_json(current_player(request)))
+
+    @extend_schema(
+        **accounts_text.DELETE_ACCOUNT,
+        request=AccountDeleteIn,
+        responses={
+            204: None,
+            **error_responses(
+                400, 401, 403, 404, 415, 429, descriptions=accounts_text.DELETE_ACCOUNT_ERRORS
+            ),
+        },
+        parameters=COMMON_HEADERS,
+    )
+    def delete(self, request: Request) -> Response:
+        body = AccountDeleteIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        erasure.account_delete(
+            player_id=current_player(request).pk,
+            proof=body.validated_data["proof"],
+            meta=request.META,
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         **text.RENAME,

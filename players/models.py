@@ -54,6 +54,12 @@ class Player(models.Model):
     # Left off the leaderboard by an operator (`players.services.leaderboard_hide`);
     # their rating still moves. `LeaderboardHiding` records who did it, when and why.
     leaderboard_hidden = models.BooleanField(default=False)
+    # Django's hash of the player's password (Argon2id), or "" for none; a password
+    # signs in together with a verified email (`players.accounts`).
+    password = models.CharField(max_length=128, blank=True, default="")
+    # The player deleted their account (`players.accounts.erasure`): what was theirs
+    # is gone, the row stays under a placeholder name for the games they played.
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     # The session a request signed in with (set by `players.auth`; None elsewhere).
     session: PlayerSession | None = None
@@ -103,6 +109,53 @@ class PlayerSession(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.name or self.pk} of {self.player_id}"
+
+
+class IdentityKind(models.TextChoices):
+    EMAIL = "email", "Email"
+    GOOGLE = "google", "Google"
+    APPLE = "apple", "Apple"
+
+
+class Identity(models.Model):
+    """A way a player proves who they are on a new device: a verified email address,
+    or a Google or Apple account. One identity belongs to one player."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="identities")
+    kind = models.CharField(max_length=8, choices=IdentityKind.choices)
+    # The email address as matched (`players.accounts.email_codes.normalized_email`),
+    # or the provider's subject (`sub`), which never changes for an account.
+    subject = models.CharField(max_length=255)
+    # The address shown to the player: the email itself, or the provider's verified
+    # email when its token carried one.
+    email = models.CharField(max_length=254, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "subject"], name="identity_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} identity of {self.player_id}"
+
+
+class EmailCode(models.Model):
+    """The one live code sent to an email address (a new one replaces it): kept as
+    a keyed hash, good until `expires_at` and for `players.accounts.email_codes.
+    MAX_TRIES` wrong tries."""
+
+    email = models.CharField(max_length=254, unique=True)
+    code_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    tries = models.PositiveSmallIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"code for {self.email}"
 
 
 # The rating key of a bot strategy, a player of its own on the leaderboard.

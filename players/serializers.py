@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
 from players import services, sessions, standings
-from players.models import TAG_ALPHABET, TAG_LENGTH
+from players.models import TAG_ALPHABET, TAG_LENGTH, IdentityKind
 from players.push.serializers import NotificationSettingsOut
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.schema import optional_trimmed_text_pattern, trimmed_text_pattern
@@ -97,6 +97,18 @@ class SessionOut(serializers.Serializer[Any]):
     current = serializers.BooleanField(help_text="the session of the request's token")
 
 
+class IdentityOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=IdentityKind.values)
+    email = serializers.CharField(
+        allow_blank=True,
+        help_text="the address; for Google or Apple, the account's verified address if "
+        "its ID token carried one",
+    )
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True, help_text="the last sign-in with it")
+
+
 class StatsOut(serializers.Serializer[Any]):
     games_played = serializers.IntegerField(min_value=0)
     games_won = serializers.IntegerField(min_value=0)
@@ -142,6 +154,14 @@ class PlayerMeOut(serializers.Serializer[Any]):
     )
     notifications = NotificationSettingsOut(
         help_text="what the player is notified of while away (PATCH /players/me/notifications)"
+    )
+    recoverable = serializers.BooleanField(
+        help_text="whether the account can sign in again on a new device: false for a "
+        "guest with nothing linked, whose account is lost with its devices"
+    )
+    identities = IdentityOut(many=True, help_text="the email addresses and accounts linked")
+    password_set = serializers.BooleanField(
+        help_text="whether a password signs in with the linked email address"
     )
 
 

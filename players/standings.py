@@ -94,8 +94,11 @@ def standing(
 
 def listed(player: Player) -> bool:
     """Whether `player` may stand on the leaderboard at all: not when an operator hid
-    or disabled them. `leaderboard()` filters the same way."""
-    return not player.leaderboard_hidden and player.disabled_at is None
+    or disabled them, nor once they deleted their account. `leaderboard()` filters
+    the same way."""
+    return (
+        not player.leaderboard_hidden and player.disabled_at is None and player.deleted_at is None
+    )
 
 
 def has_record(row: Rating | None) -> bool:
@@ -118,13 +121,17 @@ def rank_of(row: Rating | None, *, hidden: bool = False) -> int | None:
 
 def leaderboard() -> QuerySet[Rating]:
     """The ratings with the record (`has_record`), but for players an operator hid
-    or disabled (`listed`), best first: by ordinal, then key (a stable order for
-    pages)."""
+    or disabled and deleted accounts (`listed`), best first: by ordinal, then key (a
+    stable order for pages)."""
     rows = Rating.objects.filter(
         games__gte=MIN_GAMES_TO_RANK, opponents_met__gte=MIN_OPPONENTS_TO_RANK
     ).filter(
         Q(player__isnull=True)
-        | Q(player__leaderboard_hidden=False, player__disabled_at__isnull=True)
+        | Q(
+            player__leaderboard_hidden=False,
+            player__disabled_at__isnull=True,
+            player__deleted_at__isnull=True,
+        )
     )
     return rows.select_related("player").order_by("-ordinal", "key")
 

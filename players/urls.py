@@ -1,5 +1,13 @@
 from django.urls import path
 
+from players.accounts.api import (
+    EmailCodesView,
+    ExportView,
+    IdentitiesView,
+    PasswordView,
+    SignInMethodsView,
+    SignInView,
+)
 from players.api import (
     LeaderboardView,
     PlayerMeView,
@@ -14,6 +22,12 @@ urlpatterns = [
     path("players", PlayersView.as_view(), name="players"),
     path("players/me", PlayerMeView.as_view(), name="player-me"),
     path("players/me/token", PlayerTokenView.as_view(), name="player-token"),
+    path("players/email-codes", EmailCodesView.as_view(), name="email-codes"),
+    path("players/sign-in", SignInView.as_view(), name="sign-in"),
+    path("players/sign-in/methods", SignInMethodsView.as_view(), name="sign-in-methods"),
+    path("players/me/identities", IdentitiesView.as_view(), name="player-identities"),
+    path("players/me/password", PasswordView.as_view(), name="player-password"),
+    path("players/me/export", ExportView.as_view(), name="player-export"),
     path("players/me/sessions", PlayerSessionsView.as_view(), name="player-sessions"),
     path(
         "players/me/sessions/<str:session_id>",

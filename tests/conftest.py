@@ -264,5 +264,6 @@ def sent_tasks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 # --- Push notifications: a local Web Push service and a fake of FCM ------------------
 from tests.fcm_service import fcm_service  # noqa: E402, F401  (registers the fixtures)
 from tests.hostile_service import hostile_service  # noqa: E402, F401
+from tests.oidc_issuer import issuer  # noqa: E402, F401  (registers the fixture)
 from tests.push_service import push_service, push_tasks, vapid_keys  # noqa: E402, F401
 from tests.workers import celery_processes  # noqa: E402, F401  (registers the fixture)

@@ -51,6 +51,36 @@ class Forbidden(ServiceError):
     status, code = 403, "forbidden"
 
 
+class CredentialsRefused(ServiceError):
+    """A proof of who the player is (an email code, a password, an ID token) that does
+    not hold. 403, not 401: the bearer token a request may carry is not in question."""
+
+    status, code = 403, "credentials_refused"
+
+
+class ProviderOff(ServiceError):
+    """Signing in with a provider this service has no client ids for: for this
+    service, that way of signing in does not exist."""
+
+    status, code = 404, "provider_off"
+
+
+class IdentityTaken(ServiceError):
+    """The email address or provider account is another player's."""
+
+    status, code = 409, "identity_taken"
+
+
+class NoEmailLinked(ServiceError):
+    """A password asked for by a player with no email address to sign in with it."""
+
+    status, code = 409, "no_email_linked"
+
+
+class TooManyIdentities(ServiceError):
+    status, code = 409, "too_many_identities"
+
+
 class NotFound(ServiceError):
     status, code = 404, "not_found"
 

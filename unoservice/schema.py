@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any, TypedDict
 
+from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
@@ -19,8 +20,8 @@ from rest_framework import serializers
 ERROR_CODES: dict[int, tuple[str, ...]] = {
     400: ("invalid_request",),
     401: ("not_authenticated", "player_disabled"),
-    403: ("forbidden",),
-    404: ("not_found",),
+    403: ("forbidden", "credentials_refused"),
+    404: ("not_found", "provider_off"),
     405: ("method_not_allowed",),
     409: (
         "stale_version",
@@ -32,6 +33,9 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "too_many_bots",
         "seat_taken_over",
         "too_many_devices",
+        "identity_taken",
+        "too_many_identities",
+        "no_email_linked",
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
@@ -172,6 +176,28 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
         scheme = build_bearer_security_scheme_object("Authorization", "Bearer")
         scheme["description"] = "the token of POST /players, as 'Authorization: Bearer <token>'"
         return scheme
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's, but for a view whose DELETE takes a body (`delete_takes_body`:
+    deleting an account takes a fresh proof of it): the body is in the schema, as the
+    view reads it; and a request serializer whose fields are each optional but whose
+    body is not (`body_required`: one of several forms) says it is required."""
+
+    def _get_request_body(self, direction: str = "request") -> Any:
+        make: Any = super()._get_request_body
+        if self.method != "DELETE" or not getattr(self.view, "delete_takes_body", False):
+            body = make(direction)
+        else:
+            # drf-spectacular documents bodies of PUT, PATCH and POST only.
+            self.method = "POST"
+            try:
+                body = make(direction)
+            finally:
+                self.method = "DELETE"
+        if body and getattr(self.get_request_serializer(), "body_required", False):
+            body["required"] = True
+        return body
 
 
 class StrictSerializerScheme(OpenApiSerializerExtension):

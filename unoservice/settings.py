@@ -8,6 +8,7 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
+import dj_email_url
 import django_stubs_ext
 
 from unoservice.env import (
@@ -223,7 +224,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 CSRF_FAILURE_VIEW = "unoservice.api_errors.csrf_failure"
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "unoservice.schema.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": ["players.auth.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -250,6 +251,14 @@ REST_FRAMEWORK = {
         # ... and per client address, whatever the accounts: sign-ups are free, so
         # this is what bounds a guesser with many accounts.
         "invite_code_address": env_str("THROTTLE_RATE_INVITE_CODE_ADDRESS", "30/min"),
+        # Email codes asked for per client address (each mail also waits a minute
+        # after the last one to its address): mail costs, and lands in inboxes.
+        "email_code_address": env_str("THROTTLE_RATE_EMAIL_CODE_ADDRESS", "20/hour"),
+        # Wrong email codes and passwords per email address, from anywhere: with
+        # 5 tries a code, a six-digit code stays out of a guesser's reach.
+        "sign_in_email": env_str("THROTTLE_RATE_SIGN_IN_EMAIL", "10/hour"),
+        # ... and per client address, whatever the email.
+        "sign_in_address": env_str("THROTTLE_RATE_SIGN_IN_ADDRESS", "60/hour"),
     },
     "UNAUTHENTICATED_USER": None,
     # The client address of the per-address limits (see NUM_PROXIES).
@@ -349,6 +358,7 @@ SPECTACULAR_SETTINGS = {
         # A game's, and the health check's: each keeps a name of its own.
         "StatusEnum": "games.serializers.GAME_STATUSES",
         "HealthStatus": "unoservice.health.STATUSES",
+        "IdentityProvider": "players.id_tokens.PROVIDERS",
         "HealthCheckState": "unoservice.health.CHECK_STATES",
         "HealthProcessState": "unoservice.health.PROCESS_STATES",
         "DeviceKind": "players.push.serializers.DEVICE_KINDS",
@@ -499,6 +509,58 @@ PUSH_TIMEOUT_SECONDS = env_float("PUSH_TIMEOUT_SECONDS", 10.0)
 PUSH_MAX_ANSWER_BYTES = env_int("PUSH_MAX_ANSWER_BYTES", 64 * 1024)
 # How long push services keep a notification that names no expiry of its own.
 PUSH_DEFAULT_TTL = env_int("PUSH_DEFAULT_TTL", 86_400)
+
+# --- Accounts: email codes, passwords, Google and Apple ----------------------------
+
+# Mail (the codes that verify an email address): EMAIL_URL names the SMTP server, as
+# smtp://user:password@host:587/?tls=True (dj-email-url's forms; smtps:// for TLS
+# from the first byte). Unset, every mail is written to the console (development).
+# The service only ever connects to this server, never to an address a client gives.
+_EMAIL_URL = env_str("EMAIL_URL", "")
+_EMAIL = dj_email_url.parse(_EMAIL_URL) if _EMAIL_URL else {}
+EMAIL_BACKEND = _EMAIL.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = _EMAIL.get("EMAIL_HOST") or "localhost"
+EMAIL_PORT = _EMAIL.get("EMAIL_PORT") or 25
+EMAIL_HOST_USER = _EMAIL.get("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = _EMAIL.get("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = bool(_EMAIL.get("EMAIL_USE_TLS"))
+EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL"))
+# One deadline for each conversation with the SMTP server.
+EMAIL_TIMEOUT = _EMAIL.get("EMAIL_TIMEOUT") or env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM", "UNO <no-reply@localhost>")
+# Passwords (optional, with a verified email) are hashed with Argon2id.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+# Sign-in with Google and Apple by the ID token the app holds: the client ids (OAuth
+# client ids for Google, the app's bundle or services ids for Apple) an ID token may
+# be issued to, comma-separated. None: that provider is off.
+GOOGLE_CLIENT_IDS = env_list("GOOGLE_CLIENT_IDS", [])
+APPLE_CLIENT_IDS = env_list("APPLE_CLIENT_IDS", [])
+ID_TOKEN_PROVIDERS = {
+    "google": {
+        "name": "Google",
+        "issuers": ["https://accounts.google.com", "accounts.google.com"],
+        "jwks_url": "https://www.googleapis.com/oauth2/v3/certs",
+        "client_ids": GOOGLE_CLIENT_IDS,
+    },
+    "apple": {
+        "name": "Apple",
+        "issuers": ["https://appleid.apple.com"],
+        "jwks_url": "https://appleid.apple.com/auth/keys",
+        "client_ids": APPLE_CLIENT_IDS,
+    },
+}
+# Fetching a provider's keys: one deadline, a cap on the answer, and at most one
+# fetch per provider this often when a token names a key id not held (a rotation),
+# so that made-up key ids cannot make the service call out at will.
+ID_TOKEN_KEYS_TIMEOUT_SECONDS = env_float("ID_TOKEN_KEYS_TIMEOUT_SECONDS", 5.0)
+ID_TOKEN_KEYS_MAX_BYTES = env_int("ID_TOKEN_KEYS_MAX_BYTES", 64 * 1024)
+ID_TOKEN_KEYS_REFRESH_SECONDS = env_int("ID_TOKEN_KEYS_REFRESH_SECONDS", 60)
+# Development and tests only: a provider's keys fetched over plain http from this
+# machine (a local issuer). Never set in production.
+ID_TOKEN_KEYS_ALLOW_HTTP = False
 
 # --- Metrics ----------------------------------------------------------------------
 

@@ -289,9 +289,10 @@ class FailedInviteCodeAddressThrottle(FixedWindowThrottle):
         return self.key_for(group_in(request.META))
 
 
-class InviteCodeAttempt:
-    """An attempt with an invite code, already counted as a wrong one in the windows
-    of `counters`; `release` takes it back when the code turns out right."""
+class CountedAttempt:
+    """An attempt at a guessable secret (an invite code, an email code, a password),
+    already counted as a wrong one in the windows of `counters`; `release` takes it
+    back when it turns out right."""
 
     def __init__(self, counters: list[str]) -> None:
         self.counters = counters
@@ -302,41 +303,46 @@ class InviteCodeAttempt:
         self.counters = []
 
 
-def count_invite_code_attempt(
-    *, player: Player | None, meta: Mapping[str, Any]
-) -> InviteCodeAttempt:
-    """Count an attempt with an invite code as a wrong one, per player and then per
-    address, before the code is judged; `RateLimited` when either count goes over its
+def count_attempt(
+    idents: Mapping[type[FixedWindowThrottle], str | None], *, refusal: str
+) -> CountedAttempt:
+    """Count an attempt at a guessable secret as a wrong one, in the window of each
+    throttle of `idents` for its ident (None: not counted there), in order, before
+    the secret is judged; `RateLimited` (with `refusal`) when any count goes over its
     rate. The count is the cache's atomic increment, and the decision is made on the
     number it returns: of attempts arriving together, exactly as many as the rate
     leaves are let through, where reading the count and adding to it as two steps
-    let several read the same count. A refused attempt is taken back, so that
-    only attempts that were judged wrong stay counted; once a window holds the
-    rate's number, every attempt with a code is refused, the right code included,
-    until the window ends: otherwise a guesser would go on guessing and simply learn
-    which guess was right. `player` is who sent it, if anyone, and `meta` the
-    request's WSGI variables (its address)."""
+    let several read the same count. A refused attempt is taken back, so that only
+    attempts that were judged wrong stay counted; once a window holds the rate's
+    number, every attempt is refused, the right secret included, until the window
+    ends: otherwise a guesser would go on guessing and simply learn which guess was
+    right."""
     counted: list[str] = []
-    idents = {
-        FailedInviteCodeThrottle: None if player is None else str(player.pk),
-        FailedInviteCodeAddressThrottle: group_in(meta),
-    }
     for throttle_class, raw in idents.items():
         throttle = throttle_class()
         if throttle.rate is None or raw is None:
             continue
-        ident = throttle_class.key_for(raw)
-        key = throttle._window_key(ident)
+        key = throttle._window_key(throttle_class.key_for(raw))
         if throttle._count_up(key) > throttle.num_requests:
             for taken_back in [*counted, key]:
                 _count_down(taken_back)
             wait = _seconds_to_wait(throttle)
-            raise RateLimited(
-                "too many wrong invite codes; wait before trying another",
-                details={"retry_after": wait},
-            )
+            raise RateLimited(refusal, details={"retry_after": wait})
         counted.append(key)
-    return InviteCodeAttempt(counted)
+    return CountedAttempt(counted)
+
+
+def count_invite_code_attempt(*, player: Player | None, meta: Mapping[str, Any]) -> CountedAttempt:
+    """`count_attempt` of an invite code, per player and then per address: `player`
+    is who sent it, if anyone, and `meta` the request's WSGI variables (its
+    address)."""
+    return count_attempt(
+        {
+            FailedInviteCodeThrottle: None if player is None else str(player.pk),
+            FailedInviteCodeAddressThrottle: group_in(meta),
+        },
+        refusal="too many wrong invite codes; wait before trying another",
+    )
 
 
 def _count_down(key: str) -> None:

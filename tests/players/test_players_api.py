@@ -146,7 +146,11 @@ def test_me_answers_id_name_zero_stats_and_the_starting_rating_for_a_new_player(
         "provisional",
         "opponents",
         "notifications",
+        "recoverable",
+        "identities",
+        "password_set",
     }
+    assert (body["recoverable"], body["identities"], body["password_set"]) == (False, [], False)
     assert body["id"] == str(host.player.pk)
     assert body["name"] == "Host"
     assert body["stats"] == dict.fromkeys(STATS_KEYS, 0)

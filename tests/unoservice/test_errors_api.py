@@ -144,7 +144,8 @@ def test_an_unknown_path_outside_the_api_keeps_djangos_page_in_development(clien
         ("get", "/games/GAME/join"),
         ("put", "/games/GAME/start"),
         ("post", "/games/GAME/events"),
-        ("delete", "/players/me"),
+        ("put", "/players/me"),
+        ("get", "/players/sign-in"),
         ("get", "/players"),
     ],
 )

@@ -14,9 +14,9 @@ from tests.factories import PlayerFactory
 from unoservice.client_address import address_group
 from unoservice.errors import RateLimited
 from unoservice.throttling import (
+    CountedAttempt,
     FailedInviteCodeAddressThrottle,
     FailedInviteCodeThrottle,
-    InviteCodeAttempt,
     count_invite_code_attempt,
 )
 
@@ -38,8 +38,8 @@ def request_of(player: Any, address: str = "192.0.2.7", **meta: str) -> dict[str
     return {"player": player, "meta": {"REMOTE_ADDR": address, **meta}}
 
 
-def attempts(request: dict[str, Any], times: int) -> list[InviteCodeAttempt | RateLimited]:
-    found: list[InviteCodeAttempt | RateLimited] = []
+def attempts(request: dict[str, Any], times: int) -> list[CountedAttempt | RateLimited]:
+    found: list[CountedAttempt | RateLimited] = []
     for _ in range(times):
         try:
             found.append(count_invite_code_attempt(**request))
@@ -48,7 +48,7 @@ def attempts(request: dict[str, Any], times: int) -> list[InviteCodeAttempt | Ra
     return found
 
 
-def refusals(found: list[InviteCodeAttempt | RateLimited]) -> int:
+def refusals(found: list[CountedAttempt | RateLimited]) -> int:
     return sum(isinstance(item, RateLimited) for item in found)
 
 
@@ -117,7 +117,7 @@ def test_behind_a_proxy_the_address_is_the_forwarded_one(settings):
 def test_attempts_at_once_are_let_through_exactly_to_the_rate():
     request = request_of(PlayerFactory())
     barrier = threading.Barrier(40)
-    found: list[InviteCodeAttempt | RateLimited] = []
+    found: list[CountedAttempt | RateLimited] = []
     lock = threading.Lock()
 
     def attempt() -> None:
