@@ -11,7 +11,9 @@ SIGN_UP = Described(
     summary="Sign up",
     description="Creates a guest player, signed in on this device (`device`: what "
     "the player's session list calls it, optional), and answers with the device's "
-    "token, once: only a hash of it is kept, so a lost token cannot be recovered. "
+    "token, once: only a hash of it is kept, so a lost token cannot be recovered; a "
+    "guest keeps its account by linking an email address or a Google or Apple account "
+    "(POST /players/me/identities), and signs in with it on any device. "
     "Send the token as `Authorization: Bearer <token>` with every other request. No "
     "token is needed here; sign-ups are limited per client address. The answer is "
     "never kept for an Idempotency-Key: the same key signs up a new player.",

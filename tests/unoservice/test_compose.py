@@ -163,6 +163,7 @@ def test_the_file_defines_the_database_the_broker_the_app_and_its_monitoring(com
         "redis",
         *APP_SERVICES,
         "balancer",
+        "mailpit",
         *MONITORING_SERVICES,
     }
 
@@ -201,10 +202,12 @@ def test_the_api_scales_with_no_fixed_name_and_no_published_port(compose):
     assert container_port(compose, "api") == 8000
 
 
-def test_the_balancer_is_the_only_published_port_and_mounts_its_configuration(compose):
+def test_the_balancer_is_the_only_published_port_of_the_api_and_mounts_its_configuration(
+    compose,
+):
     services = compose["services"]
     published = {name for name, service in services.items() if "ports" in service}
-    assert published == {"balancer", *MONITORING_SERVICES}
+    assert published == {"balancer", "mailpit", *MONITORING_SERVICES}
     balancer = services["balancer"]
     assert balancer["ports"] == ["8000:8000"]
     assert re.fullmatch(r"haproxy:\d+\.\d+\.\d+-alpine", balancer["image"]), "pin a version"
@@ -301,6 +304,23 @@ def test_every_variable_is_one_the_settings_read(compose):
     assert {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"} <= set(env)
     assert env["DEBUG"] == "false"
     assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")  # never a key in the file
+
+
+def test_mail_goes_to_the_mail_catcher_whose_page_is_published(compose):
+    import dj_email_url
+
+    env = environment(compose, "api")
+    assert {"EMAIL_URL", "EMAIL_FROM", "GOOGLE_CLIENT_IDS", "APPLE_CLIENT_IDS"} <= (
+        variables_the_settings_read()
+    )
+    default = env["EMAIL_URL"].removeprefix("${EMAIL_URL:-").removesuffix("}")
+    parsed = dj_email_url.parse(default)
+    assert parsed["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert (parsed["EMAIL_HOST"], parsed["EMAIL_PORT"]) == ("mailpit", 1025)
+    mailpit = compose["services"]["mailpit"]
+    assert mailpit["image"].startswith("axllent/mailpit:v")
+    assert mailpit["ports"] == ["8025:8025"]
+    assert mailpit["healthcheck"]["test"]
 
 
 def test_logs_are_json_lines_unless_the_shell_asks_for_plain_ones(compose):
