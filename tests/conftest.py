@@ -266,4 +266,5 @@ from tests.fcm_service import fcm_service  # noqa: E402, F401  (registers the fi
 from tests.hostile_service import hostile_service  # noqa: E402, F401
 from tests.oidc_issuer import issuer  # noqa: E402, F401  (registers the fixture)
 from tests.push_service import push_service, push_tasks, vapid_keys  # noqa: E402, F401
+from tests.smtp_server import mail_server  # noqa: E402, F401  (registers the fixture)
 from tests.workers import celery_processes  # noqa: E402, F401  (registers the fixture)

@@ -1,4 +1,7 @@
-"""`python -m unoclient play`: play UNO in a terminal, against bots or with other people."""
+"""`python -m unoclient play`: play UNO in a terminal, against bots or with other people.
+`python -m unoclient keep --email ADDRESS`: keep this player by linking an email
+address; `python -m unoclient sign-in --email ADDRESS`: play here as the player who
+linked it (each by a code mailed to the address)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import os
 import sys
 
 from unoclient.api import Api, ApiError
+from unoclient.identity import config_dir, link_email, login_name, sign_in_by_email
 from unoclient.play import Console, Options, play
 from unoclient.render import Painter
 from unoclient.terminal import Terminal
@@ -94,11 +98,40 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="sign up afresh instead of reusing the player saved for this server",
     )
+    for command, help_text in (
+        ("keep", "keep this player: link an email address, by a code mailed to it"),
+        ("sign-in", "play here as the player who linked an email address (a code is mailed)"),
+    ):
+        account = commands.add_parser(command, help=help_text)
+        account.add_argument(
+            "--server", default=os.environ.get("UNO_SERVER", "http://127.0.0.1:8000")
+        )
+        account.add_argument("--email", required=True)
     return top
+
+
+def account(args: argparse.Namespace) -> int:
+    """`keep` and `sign-in`: the code is read from the person at the terminal."""
+    api = Api(args.server)
+    try:
+        if args.command == "keep":
+            linked = link_email(
+                api, email=args.email, name=login_name(), directory=config_dir(), ask=input
+            )
+            print(f"Kept: sign in with {linked['email']} on any device.")
+        else:
+            me = sign_in_by_email(api, email=args.email, directory=config_dir(), ask=input)
+            print(f"Signed in as {me['name']}: `python -m unoclient play` plays as them.")
+    except ApiError as error:
+        print(f"The server said: {error.message}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command in ("keep", "sign-in"):
+        return account(args)
     options = Options(
         server=args.server,
         name=args.name,

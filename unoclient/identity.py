@@ -1,6 +1,7 @@
 """Who the player is between runs: the token of the player signed up on a server,
 kept in a file of the user's configuration directory (one file per server URL,
-readable by its owner alone) and reused on the next run."""
+readable by its owner alone) and reused on the next run; linking an email address
+to that player, and signing in with one (a code mailed to it) on this machine."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import getpass
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+import platform
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +80,40 @@ def sign_in(api: Api, *, name: str, directory: Path, fresh: bool = False) -> dic
     api.token = player["token"]
     _save(path, {"server": server, **player})
     return {"id": player["id"], "name": player["name"], "returning": False}
+
+
+def device_name() -> str:
+    """What the player's session list calls this machine."""
+    return f"Terminal on {platform.node() or 'this computer'}"[:64]
+
+
+def _mailed_code(api: Api, email: str, ask: Callable[[str], str]) -> str:
+    api.post("/players/email-codes", {"email": email})
+    return ask(f"A code was mailed to {email} (it is good for 10 minutes). Code: ").strip()
+
+
+def sign_in_by_email(
+    api: Api, *, email: str, directory: Path, ask: Callable[[str], str]
+) -> dict[str, Any]:
+    """Sign this machine in as the player who linked `email`: a code is mailed there,
+    `ask` gets it from the person, and the new session's token replaces the player
+    saved for this server. The token is never shown."""
+    server = api.base.removesuffix("/api/v1")
+    api.token = None
+    code = _mailed_code(api, email, ask)
+    player = api.post("/players/sign-in", {"email": email, "code": code, "device": device_name()})
+    api.token = player["token"]
+    _save(token_file(directory, server), {"server": server, **player})
+    return {"id": player["id"], "name": player["name"], "returning": True}
+
+
+def link_email(
+    api: Api, *, email: str, name: str, directory: Path, ask: Callable[[str], str]
+) -> dict[str, Any]:
+    """Link `email` to the player saved for this server (signed up now if there is
+    none), by a code mailed there that `ask` gets from the person: the player can then
+    sign in with it anywhere. Returns the identity linked."""
+    sign_in(api, name=name, directory=directory)
+    code = _mailed_code(api, email, ask)
+    linked: dict[str, Any] = api.post("/players/me/identities", {"email": email, "code": code})
+    return linked

@@ -528,9 +528,12 @@ EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL"))
 # One deadline for each conversation with the SMTP server.
 EMAIL_TIMEOUT = _EMAIL.get("EMAIL_TIMEOUT") or env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM", "UNO <no-reply@localhost>")
-# Passwords (optional, with a verified email) are hashed with Argon2id.
+# One code mailed to an address at most this often, whoever asks.
+EMAIL_CODE_INTERVAL_SECONDS = env_int("EMAIL_CODE_INTERVAL_SECONDS", 60)
+# Passwords (optional, with a verified email) are hashed with Argon2id, at OWASP's
+# parameters (players.accounts.hashers); staff passwords too.
 PASSWORD_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "players.accounts.hashers.Argon2idHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
 ]
 # Sign-in with Google and Apple by the ID token the app holds: the client ids (OAuth
@@ -543,12 +546,15 @@ ID_TOKEN_PROVIDERS = {
         "name": "Google",
         "issuers": ["https://accounts.google.com", "accounts.google.com"],
         "jwks_url": "https://www.googleapis.com/oauth2/v3/certs",
+        # Where a web page sends the person to sign in (OpenID Connect, implicit flow).
+        "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
         "client_ids": GOOGLE_CLIENT_IDS,
     },
     "apple": {
         "name": "Apple",
         "issuers": ["https://appleid.apple.com"],
         "jwks_url": "https://appleid.apple.com/auth/keys",
+        "authorize_url": "https://appleid.apple.com/auth/authorize",
         "client_ids": APPLE_CLIENT_IDS,
     },
 }

@@ -1,13 +1,17 @@
 // The client's routes: /play/ (the lobby), /play/games/<id> (a table, or a spectator's
 // view of it), /play/games/<id>/replay, /play/players/<id> (a profile, `me` for the
-// player's own), /play/leaderboard and /play/join/<code> (a private game's invite link).
-import { player } from "./api.js";
-import { h } from "./dom.js";
+// player's own), /play/leaderboard, /play/join/<code> (a private game's invite link),
+// /play/account (the player's account) and /play/sign-in (signing this browser in).
+import { showAccount } from "./account.js";
+import { SIGNED_OUT, player } from "./api.js";
+import { flash, h } from "./dom.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { joinByLink, showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
 import { showReplay } from "./replay.js";
-import { renewPush } from "./push.js";
+import { finishProvider, providerReturn } from "./providers.js";
+import { forgetPush, renewPush } from "./push.js";
+import { showSignIn } from "./signin.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
@@ -23,7 +27,8 @@ function links() {
     "aria-current": here === href ? "page" : null }, label);
   nav.setAttribute("aria-label", text.nav);
   nav.replaceChildren(...(player()
-    ? [link("/play/players/me", text.yourProfile), link("/play/leaderboard", text.leaderboard)]
+    ? [link("/play/players/me", text.yourProfile), link("/play/leaderboard", text.leaderboard),
+       link("/play/account", text.yourAccount)]
     : []));
 }
 
@@ -36,16 +41,23 @@ function route() {
   const replay = location.pathname.match(/^\/play\/games\/([0-9a-f-]+)\/replay\/?$/);
   const profile = location.pathname.match(/^\/play\/players\/([^/]+)\/?$/);
   const board = /^\/play\/leaderboard\/?$/.test(location.pathname);
+  const account = /^\/play\/account\/?$/.test(location.pathname);
+  const signIn = /^\/play\/sign-in\/?$/.test(location.pathname);
+  if (signIn && player()) history.replaceState(null, "", "/play/"); // signed in already
   const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
   links();
-  if ((game || replay || profile || board) && player()) {
+  if ((game || replay || profile || board || account) && player()) {
     who.replaceChildren(text.signedInAs(player().name));
   }
   if (game && player()) leave = showTable(main, game[1], go);
   else if (replay && player()) leave = showReplay(main, replay[1]);
   else if (profile && player()) leave = showProfile(main, decodeURIComponent(profile[1]), page);
   else if (board && player()) leave = showLeaderboard(main, page);
-  else if (join) joinByLink(main, who, decodeURIComponent(join[1]), go);
+  else if (account && player()) leave = showAccount(main);
+  else if (signIn && !player()) {
+    who.replaceChildren();
+    showSignIn(main, go);
+  } else if (join) joinByLink(main, who, decodeURIComponent(join[1]), go);
   else showLobby(main, who, go);
 }
 
@@ -64,6 +76,21 @@ document.addEventListener("click", (e) => {
   go(link.getAttribute("href"));
 });
 window.addEventListener("popstate", route);
-route();
+// This browser's player is gone (signed out, or the account deleted): its
+// notifications stop, and the page goes back to signing up, saying why.
+window.addEventListener(SIGNED_OUT, (e) => {
+  forgetPush().catch(() => null);
+  flash(e.detail);
+  go("/play/", { replace: true });
+});
+// Back from Google or Apple with an ID token: what the person went there for is
+// done before anything else is shown.
+const back = providerReturn();
+if (back) {
+  main.replaceChildren(h("p", {}, text.loading));
+  finishProvider(back, go);
+} else {
+  route();
+}
 // A registration that fails now is tried again at the next start.
 renewPush().catch(() => null);

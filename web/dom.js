@@ -48,3 +48,26 @@ export function choose(title, options, cancelLabel) {
     buttons[0].focus();
   });
 }
+
+// A labelled control, with an optional help line under it (the control's
+// aria-describedby names it).
+export function field(label, control, help) {
+  const id = control.id;
+  return h("div", { class: "field" },
+    h("label", { for: id }, label), control,
+    help ? h("p", { class: "help", id: `${id}-help` }, help) : null);
+}
+
+// A message for the next screen shown (what happened on the way to it), shown once.
+let flashed = null;
+
+export function flash(message, { error = false } = {}) {
+  flashed = { message, error };
+}
+
+export function takeFlash() {
+  const shown = flashed;
+  flashed = null;
+  return shown && h("p", { class: shown.error ? "flash error" : "flash",
+                           role: shown.error ? "alert" : "status" }, shown.message);
+}

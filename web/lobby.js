@@ -1,15 +1,9 @@
 // The lobby: signing up, and a new game against bots.
 import { ApiError, forgetPlayer, get, player, post, signUp } from "./api.js";
-import { h } from "./dom.js";
+import { field, h, takeFlash } from "./dom.js";
+import { keepNudge } from "./keep.js";
 import { disablePush, enablePush, pushState } from "./push.js";
 import { text } from "./text.js";
-
-function field(label, control, help) {
-  const id = control.id;
-  return h("div", { class: "field" },
-    h("label", { for: id }, label), control,
-    help ? h("p", { class: "help", id: `${id}-help` }, help) : null);
-}
 
 // A <select> of `choices` ([value, label] pairs), `chosen` selected.
 function select(id, choices, chosen, props = {}) {
@@ -25,10 +19,13 @@ function signUpForm(main, go) {
                             autocomplete: "nickname" });
   const error = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "panel", "aria-labelledby": "signup-title" },
+    takeFlash(),
     h("h1", { id: "signup-title" }, text.signUpTitle),
     h("p", {}, text.signUpIntro),
     field(text.nameLabel, name),
-    h("button", { type: "submit" }, text.signUp), error);
+    h("button", { type: "submit" }, text.signUp), error,
+    h("p", { class: "signin-offer" }, text.signInOffer, " ",
+      h("a", { href: "/play/sign-in", "data-link": true }, text.signInLink)));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
@@ -135,6 +132,8 @@ export async function showLobby(main, who, go) {
     who.replaceChildren();
     return signUpForm(main, go);
   }
+  const notice = takeFlash();
+  const token = player().token;
   main.replaceChildren(h("p", {}, text.loading));
   let me;
   try {
@@ -142,14 +141,18 @@ export async function showLobby(main, who, go) {
     signedIn(who, me, go);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
+      // A token signed out was forgotten already, and the page went to signing up.
+      if (!player() || player().token !== token) return;
       forgetPlayer();
       return signUpForm(main, go);
     }
     main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
     return;
   }
-  main.replaceChildren(h("div", { class: "lobby" }, newGameForm(go), quickMatchForm(go), joinForm(go),
-    await yourGames(), await gamesToWatch(me), await notifications()));
+  const shown = [notice, keepNudge(me), newGameForm(go), quickMatchForm(go), joinForm(go),
+    await yourGames(), await gamesToWatch(me), await notifications()];
+  if (!player() || player().token !== token) return; // signed out meanwhile
+  main.replaceChildren(h("div", { class: "lobby" }, shown));
 }
 
 function quickMatchForm(go) {

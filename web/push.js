@@ -116,3 +116,12 @@ export async function renewPush() {
   const key = await publicKey();
   if (key) await register(key);
 }
+
+// The player left this browser (signed out, or the account deleted; the service
+// dropped their devices or no longer takes this token): the subscription ends here.
+export async function forgetPush() {
+  localStorage.removeItem(DEVICE_KEY);
+  if (!pushSupported()) return;
+  const current = await subscription();
+  if (current) await current.unsubscribe();
+}

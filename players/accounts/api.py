@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from players import id_tokens, sessions
-from players.accounts import email_codes, erasure, limits, services
+from players.accounts import email_codes, erasure, services
 from players.accounts import openapi_text as text
 from players.accounts.serializers import (
     EmailCodeIn,
@@ -30,7 +30,8 @@ from players.auth import current_player
 from players.models import Identity, Player
 from players.serializers import IdentityOut, PlayerCreatedOut
 from unoservice.client_address import client_group
-from unoservice.schema import COMMON_HEADERS, error_responses
+from unoservice.idempotency.http import idempotent
+from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
 
 def identities_json(player: Player) -> list[dict[str, Any]]:
@@ -45,26 +46,30 @@ class EmailCodesView(APIView):
         request=EmailCodeIn,
         responses={
             202: EmailCodeSentOut,
-            **error_responses(400, 401, 415, 429, descriptions=text.EMAIL_CODE_ERRORS),
+            **error_responses(400, 401, 409, 422, 415, 429, descriptions=text.EMAIL_CODE_ERRORS),
         },
-        parameters=COMMON_HEADERS,
+        parameters=IDEMPOTENT_HEADERS,
     )
     def post(self, request: Request) -> Response:
-        body = EmailCodeIn(data=request.data)
-        body.is_valid(raise_exception=True)
-        email = body.validated_data["email"]
-        # A token is optional here: with one, a code is mailed to link the address.
-        user: object = request.user
-        player = user if isinstance(user, Player) else None
-        services.email_code_send(email=email, player=player, meta=request.META)
-        return Response(
-            {
-                "email": email,
-                "expires_in": email_codes.CODE_MINUTES * 60,
-                "resend_after": limits.MAIL_INTERVAL_SECONDS,
-            },
-            status=status.HTTP_202_ACCEPTED,
-        )
+        def send() -> Response:
+            body = EmailCodeIn(data=request.data)
+            body.is_valid(raise_exception=True)
+            email = body.validated_data["email"]
+            # A token is optional here: with one, a code is mailed to link the address.
+            user: object = request.user
+            player = user if isinstance(user, Player) else None
+            services.email_code_send(email=email, player=player, meta=request.META)
+            return Response(
+                {
+                    "email": email,
+                    "expires_in": email_codes.CODE_MINUTES * 60,
+                    "resend_after": settings.EMAIL_CODE_INTERVAL_SECONDS,
+                },
+                status=status.HTTP_202_ACCEPTED,
+            )
+
+        # A retry with the same key is answered again, and mails no second code.
+        return idempotent(request, send)
 
 
 class SignInView(APIView):
@@ -76,21 +81,27 @@ class SignInView(APIView):
         request=SignInIn,
         responses={
             200: PlayerCreatedOut,
-            **error_responses(400, 401, 403, 404, 415, 429, descriptions=text.SIGN_IN_ERRORS),
+            **error_responses(
+                400, 401, 403, 404, 409, 422, 415, 429, descriptions=text.SIGN_IN_ERRORS
+            ),
         },
-        parameters=COMMON_HEADERS,
+        parameters=IDEMPOTENT_HEADERS,
         auth=[],
     )
     def post(self, request: Request) -> Response:
-        body = SignInIn(data=request.data)
-        body.is_valid(raise_exception=True)
-        player, token = services.sign_in(
-            proof=body.validated_data["proof"],
-            device=sessions.clean_session_name(body.validated_data.get("device")),
-            network=client_group(request._request),
-            meta=request.META,
-        )
-        return Response(signed_in_json(player, token))
+        def sign() -> Response:
+            body = SignInIn(data=request.data)
+            body.is_valid(raise_exception=True)
+            player, token = services.sign_in(
+                proof=body.validated_data["proof"],
+                device=sessions.clean_session_name(body.validated_data.get("device")),
+                network=client_group(request._request),
+                meta=request.META,
+            )
+            return Response(signed_in_json(player, token))
+
+        # The answer holds the new token, which is never stored (as at sign-up).
+        return idempotent(request, sign, answer_is_secret=True)
 
 
 class SignInMethodsView(APIView):
@@ -113,6 +124,7 @@ class SignInMethodsView(APIView):
                         "id": provider,
                         "name": settings.ID_TOKEN_PROVIDERS[provider]["name"],
                         "client_ids": list(settings.ID_TOKEN_PROVIDERS[provider]["client_ids"]),
+                        "authorize_url": settings.ID_TOKEN_PROVIDERS[provider]["authorize_url"],
                     }
                     for provider in id_tokens.enabled_providers()
                 ],
@@ -135,20 +147,25 @@ class IdentitiesView(APIView):
         responses={
             200: IdentityOut,
             201: IdentityOut,
-            **error_responses(400, 401, 403, 404, 409, 415, 429, descriptions=text.LINK_ERRORS),
+            **error_responses(
+                400, 401, 403, 404, 409, 422, 415, 429, descriptions=text.LINK_ERRORS
+            ),
         },
-        parameters=COMMON_HEADERS,
+        parameters=IDEMPOTENT_HEADERS,
     )
     def post(self, request: Request) -> Response:
-        body = LinkIn(data=request.data)
-        body.is_valid(raise_exception=True)
-        identity, created = services.identity_link(
-            player_id=current_player(request).pk,
-            proof=body.validated_data["proof"],
-            meta=request.META,
-        )
-        answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        return Response(identity_json(identity), status=answer)
+        def link() -> Response:
+            body = LinkIn(data=request.data)
+            body.is_valid(raise_exception=True)
+            identity, created = services.identity_link(
+                player_id=current_player(request).pk,
+                proof=body.validated_data["proof"],
+                meta=request.META,
+            )
+            answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+            return Response(identity_json(identity), status=answer)
+
+        return idempotent(request, link)
 
 
 class PasswordView(APIView):

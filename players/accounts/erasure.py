@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.utils import timezone
 
@@ -64,6 +66,10 @@ def account_delete(
         player.password = ""
         player.deleted_at = timezone.now()
         player.save(update_fields=["name", "password", "deleted_at"])
+        # The staff's history of the player names them as they were.
+        LogEntry.objects.filter(
+            content_type=ContentType.objects.get_for_model(Player), object_id=str(player.pk)
+        ).update(object_repr=str(player)[:200])
     player_erased.send(sender=Player, player=player)
 
 

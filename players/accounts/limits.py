@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
@@ -18,9 +19,6 @@ from rest_framework.throttling import SimpleRateThrottle
 from unoservice.client_address import group_in
 from unoservice.errors import RateLimited
 from unoservice.throttling import CountedAttempt, FixedWindowThrottle, count_attempt
-
-# One mail to an address at most this often, however many ask.
-MAIL_INTERVAL_SECONDS = 60
 
 
 def _email_ident(email: str) -> str:
@@ -58,19 +56,20 @@ class SignInAddressThrottle(_ConfiguredRate):
 def count_code_mail(*, email: str, meta: Mapping[str, Any]) -> None:
     """Count a request for a code to `email` from the request's address (`meta`):
     `RateLimited` past the address's rate, or when a code was asked for `email`
-    less than a minute ago (exactly: the cache's atomic add)."""
+    less than EMAIL_CODE_INTERVAL_SECONDS ago (exactly: the cache's atomic add)."""
     count_attempt(
         {CodeMailAddressThrottle: group_in(meta)},
         refusal="too many codes asked for from this network; wait before asking again",
     )
     key = mail_interval_key(email)
-    if not cache.add(key, time.time() + MAIL_INTERVAL_SECONDS, timeout=MAIL_INTERVAL_SECONDS):
+    interval = settings.EMAIL_CODE_INTERVAL_SECONDS
+    if not cache.add(key, time.time() + interval, timeout=interval):
         until = cache.get(key)
-        wait = MAIL_INTERVAL_SECONDS if until is None else math.ceil(until - time.time())
+        wait = interval if until is None else math.ceil(until - time.time())
         raise RateLimited(
-            "a code was sent to this address less than a minute ago; use it, or wait "
-            "before asking for another",
-            details={"retry_after": max(1, min(wait, MAIL_INTERVAL_SECONDS))},
+            "a code was sent to this address a moment ago; use it, or wait before "
+            "asking for another",
+            details={"retry_after": max(1, min(wait, interval))},
         )
 
 

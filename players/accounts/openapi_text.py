@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from players.accounts import email_codes, limits
+from players.accounts import email_codes
 from unoservice.schema import Described
 
 PROOF = (
@@ -29,9 +29,11 @@ EMAIL_CODE = Described(
     "network.",
 )
 EMAIL_CODE_ERRORS = {
-    400: "invalid_request: not an email address",
-    429: f"rate_limited: a code went to this address less than "
-    f"{limits.MAIL_INTERVAL_SECONDS} s ago, or too many were asked for from this network",
+    400: "invalid_request: not an email address, or a malformed Idempotency-Key",
+    409: "idempotency_key_in_use",
+    422: "idempotency_key_reused",
+    429: "rate_limited: a code went to this address less than a minute ago (as the "
+    "operator sets it), or too many were asked for from this network",
 }
 
 SIGN_IN = Described(
@@ -41,10 +43,13 @@ SIGN_IN = Described(
     "once. " + PROOF + " Wrong codes and passwords are limited per email address and "
     "per network, counted before each is judged; past the limit even the right one "
     "is refused until the window ends. A wrong address and a wrong password are "
-    "refused alike.",
+    "refused alike. The answer holds a credential: it is never kept for an "
+    "Idempotency-Key (the same key signs in afresh).",
 )
 SIGN_IN_ERRORS = {
-    400: "invalid_request: not one proof",
+    400: "invalid_request: not one proof, or a malformed Idempotency-Key",
+    409: "idempotency_key_in_use",
+    422: "idempotency_key_reused",
     404: PROVIDER_OFF,
     401: "player_disabled: an operator disabled the player",
     403: "credentials_refused: the proof does not hold (`details.reason`: wrong_code, "
@@ -80,7 +85,8 @@ LINK_ERRORS = {
     404: PROVIDER_OFF,
     403: "credentials_refused: the proof does not hold (see POST /players/sign-in)",
     409: "identity_taken: another player has linked it (sign in with it instead); "
-    "too_many_identities",
+    "too_many_identities; idempotency_key_in_use",
+    422: "idempotency_key_reused",
     429: "rate_limited: too many wrong codes",
 }
 

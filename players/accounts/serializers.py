@@ -185,6 +185,10 @@ class ProviderOut(serializers.Serializer[Any]):
     client_ids = serializers.ListField(
         child=serializers.CharField(), help_text="the client ids an ID token may be issued to"
     )
+    authorize_url = serializers.URLField(
+        help_text="where a web page sends the person to sign in with the provider "
+        "(OpenID Connect's authorization endpoint)"
+    )
 
 
 class SignInMethodsOut(serializers.Serializer[Any]):

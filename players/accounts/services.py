@@ -122,16 +122,17 @@ def password_set(
     )
     if email is None:
         raise NoEmailLinked("link an email address first: a password signs in together with it")
-    prove_own(player, proof, meta=meta)
     try:
         # The validators compare it with a user's attributes: an unsaved user with
-        # the player's name and address stands for the player.
+        # the player's name and address stands for the player. Judged before the
+        # proof, which a weak password would otherwise use up (a code is used once).
         validate_password(new_password, get_user_model()(username=player.name, email=email))
     except ValidationError as refused:
         raise InvalidRequest(
             "the new password is too weak: " + " ".join(refused.messages),
             details={"fields": {"new_password": list(refused.messages)}},
         ) from None
+    prove_own(player, proof, meta=meta)
     with transaction.atomic():
         locked = Player.objects.select_for_update().get(pk=player_id)
         locked.password = make_password(new_password)

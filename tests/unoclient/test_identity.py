@@ -9,9 +9,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.unoclient.fakes import FakeApi
 from unoclient.api import ApiError
-from unoclient.identity import config_dir, sign_in, token_file
+from unoclient.identity import config_dir, link_email, sign_in, sign_in_by_email, token_file
 
 
 def signing_up(names: list[str]) -> Any:
@@ -81,3 +83,69 @@ def test_a_token_the_server_no_longer_knows_is_replaced(config_home):
 def test_each_server_has_its_own_file(config_home):
     assert token_file(config_home, "http://a:8000") != token_file(config_home, "http://a:8001")
     assert token_file(config_home, "http://a:8000/") == token_file(config_home, "http://a:8000")
+
+
+def test_signing_in_by_email_asks_a_code_without_a_token_and_saves_the_new_session(config_home):
+    api = FakeApi(
+        {
+            ("POST", "/players/email-codes"): {"email": "ann@example.com", "expires_in": 600},
+            ("POST", "/players/sign-in"): lambda body: {
+                "id": "p7",
+                "name": "Ann",
+                "token": f"secret-for-{body['code']}",
+                "session": "s1",
+            },
+        }
+    )
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        return " 123456 \n"
+
+    me = sign_in_by_email(api, email="ann@example.com", directory=config_home, ask=ask)  # type: ignore[arg-type]
+
+    assert me == {"id": "p7", "name": "Ann", "returning": True}
+    assert "ann@example.com" in asked[0]
+    (_, _, sign_in_body) = api.calls[1]
+    assert sign_in_body["code"] == "123456"
+    assert sign_in_body["device"].startswith("Terminal on ")
+    assert api.token == "secret-for-123456"
+    saved = json.loads(token_file(config_home, "http://fake").read_text())
+    assert saved["token"] == "secret-for-123456"
+    assert stat.S_IMODE(token_file(config_home, "http://fake").stat().st_mode) == 0o600
+
+
+def test_a_wrong_code_saves_nothing(config_home):
+    api = FakeApi(
+        {
+            ("POST", "/players/email-codes"): {},
+            ("POST", "/players/sign-in"): ApiError(403, "credentials_refused", "wrong", {}),
+        }
+    )
+    with pytest.raises(ApiError, match="credentials_refused"):
+        sign_in_by_email(api, email="a@example.com", directory=config_home, ask=lambda _: "1")  # type: ignore[arg-type]
+    assert not token_file(config_home, "http://fake").exists()
+
+
+def test_keeping_the_player_links_the_address_with_the_saved_token(config_home):
+    api, _names = server_with_players()
+    api.answers[("POST", "/players/email-codes")] = {}
+    api.answers[("POST", "/players/me/identities")] = lambda body: {
+        "kind": "email",
+        "email": body["email"],
+    }
+    linked = link_email(
+        api,  # type: ignore[arg-type]
+        email="ann@example.com",
+        name="Ann",
+        directory=config_home,
+        ask=lambda _: "654321",
+    )
+    assert linked == {"kind": "email", "email": "ann@example.com"}
+    assert api.calls[-1] == (
+        "POST",
+        "/players/me/identities",
+        {"email": "ann@example.com", "code": "654321"},
+    )
+    assert api.token == "secret-1"

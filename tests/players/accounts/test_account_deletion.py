@@ -80,6 +80,14 @@ def test_a_deleted_player_is_gone_from_every_endpoint_and_their_games_still_repl
     game = played(host, guest)
     link_email(host, mailbox)
     DeviceFactory(player=host.player)
+    # A staff action on the player, in the admin's history under their name then.
+    disable = {"action": "enable_players", "_selected_action": [str(host.player.pk)]}
+    Player.objects.filter(pk=host.player.pk).update(disabled_at="2026-12-01T00:00:00Z")
+    admin_client.post("/admin/players/player/", disable)
+    assert (
+        "Host"
+        in admin_client.get(f"/admin/players/player/{host.player.pk}/history/").content.decode()
+    )
     # A record that ranks: rated games enough, against opponents enough.
     Rating.objects.filter(key=str(host.player.pk)).update(games=50, opponents_met=9)
     assert any(
@@ -113,9 +121,10 @@ def test_a_deleted_player_is_gone_from_every_endpoint_and_their_games_still_repl
     call_command("verify_games", stdout=out)
     assert "0 failed" in out.getvalue()
     # The admin shows neither the name nor the address.
-    page = admin_client.get(f"/admin/players/player/{pk}/change/").content.decode()
-    assert ANN not in page
-    assert "Host" not in page
+    for path in (f"/admin/players/player/{pk}/change/", "/admin/"):
+        page = admin_client.get(path).content.decode()
+        assert ANN not in page
+        assert "Host" not in page
 
 
 def test_a_running_game_treats_the_deleted_seat_as_left(host: Persona, guest: Persona):

@@ -217,7 +217,7 @@ def test_the_password_is_kept_as_an_argon2_hash(host: Persona, mailbox: Mailbox)
         format="json",
     )
     host.player.refresh_from_db()
-    assert host.player.password.startswith("argon2$argon2id$")
+    assert host.player.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
     assert "purple-otter-cards" not in host.player.password
 
 
@@ -239,6 +239,13 @@ def test_a_weak_password_is_refused_with_the_validators_reasons(
     assert why in " ".join(error["details"]["fields"]["new_password"])
     host.player.refresh_from_db()
     assert host.player.password == ""
+    # The code is still good for a password that passes.
+    answer = host.client.put(
+        f"{API}/players/me/password",
+        {"new_password": "purple-otter-cards", "email": ANN, "code": mailbox.last_code_to(ANN)},
+        format="json",
+    )
+    assert answer.status_code == 204
 
 
 def test_a_password_needs_a_linked_email_and_a_fresh_proof_of_the_account(
@@ -337,5 +344,37 @@ def test_the_ways_to_sign_in_name_the_providers_with_client_ids(anonymous: Any, 
     assert answer.json() == {
         "email_code": True,
         "password": True,
-        "providers": [{"id": "google", "name": "Google", "client_ids": ["web.example"]}],
+        "providers": [
+            {
+                "id": "google",
+                "name": "Google",
+                "client_ids": ["web.example"],
+                "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+            }
+        ],
     }
+
+
+def test_a_retried_code_request_with_its_idempotency_key_mails_no_second_code(
+    host: Persona, mailbox: Mailbox
+):
+    first = host.post("/players/email-codes", {"email": ANN}, **{"Idempotency-Key": "k-1"})
+    again = host.post("/players/email-codes", {"email": ANN}, **{"Idempotency-Key": "k-1"})
+
+    assert (first.status_code, again.status_code) == (202, 202)
+    assert again.json() == first.json()
+    assert again["Idempotent-Replayed"] == "true"
+    assert len(mailbox.codes_to(ANN)) == 1
+
+
+def test_a_sign_in_is_never_replayed_for_its_idempotency_key(host: Persona, mailbox: Mailbox):
+    link_email(host, mailbox)
+    ask_code(new_device(), ANN)
+    device = new_device()
+    body = {"email": ANN, "code": mailbox.last_code_to(ANN)}
+    first = device.post(f"{API}/players/sign-in", body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    again = device.post(f"{API}/players/sign-in", body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+
+    assert first.status_code == 200
+    # The code was used up by the first: the retry is judged afresh, not handed the token.
+    assert_error(again, 403, "credentials_refused")
