@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             "THROTTLE_RATE_SIGN_IN_EMAIL": NO_LIMIT,
             "THROTTLE_RATE_SIGN_IN_ADDRESS": NO_LIMIT,
             "CELERY_BROKER_URL": "memory://",
+            "LOG_REQUESTS": "false",
         }
     )
     with django_for(args.database_url):
