@@ -1,6 +1,6 @@
 """The benchmark of answers about known and unknown email addresses, briefly: the
 command with a database of its own (bench/serve.py) answers every request as the
-service should and prints each kind's figures."""
+service should and prints each kind's figures, and each step of the flows."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from bench import accounts
 from bench.serve import BASE_DIR
 from tests.support import database_url_named
 
@@ -36,7 +37,10 @@ def test_the_accounts_benchmark_times_both_kinds_of_address_for_each_request() -
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(found) == {"code", "wrong_code", "wrong_password"}
+    assert set(found) == {"code", "wrong_code", "wrong_password", "flows_ms"}
+    flows = found.pop("flows_ms")
+    assert list(flows) == list(accounts.FLOW_STEPS)
+    assert all(ms > 0 for ms in flows.values())
     for kind in found.values():
         assert kind["requests"] == 6
         assert kind["known_ms"] > 0
