@@ -345,8 +345,10 @@ class Transactions:
     """Commits and rollbacks of the bench database, read from another database so
     that reading them adds none."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, flush_seconds: float = STATS_FLUSH_SECONDS) -> None:
         import psycopg
+
+        self.flush_seconds = flush_seconds
 
         parts = urlsplit(database_url)
         self.name = parts.path.lstrip("/")
@@ -363,8 +365,8 @@ class Transactions:
 
     async def per_second(self, seconds: float) -> float:
         """Transactions per second over the next `seconds`; what came before has
-        `STATS_FLUSH_SECONDS` to reach the counters first."""
-        await asyncio.sleep(STATS_FLUSH_SECONDS)
+        `flush_seconds` to reach the counters first."""
+        await asyncio.sleep(self.flush_seconds)
         first = await asyncio.to_thread(self.count)
         started = time.monotonic()
         await asyncio.sleep(seconds)
@@ -1072,7 +1074,7 @@ def phase(
     server: serve.Server | None = None,
 ) -> dict[str, Any]:
     target = Target.of(url)
-    transactions = Transactions(database_url) if database_url else None
+    transactions = Transactions(database_url, args.stats_flush_seconds) if database_url else None
     probe = Probe(pid, transactions, server)
     seed = args.seed if args.spawn else None
     try:
@@ -1249,6 +1251,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-game", type=int, default=PER_GAME, help="watchers per quiet game")
     parser.add_argument("--moves", type=int, default=200, help="moves of the played game(s)")
     parser.add_argument("--idle-seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--stats-flush-seconds",
+        type=float,
+        default=STATS_FLUSH_SECONDS,
+        help="wait before each count of transactions, for what came before to reach "
+        "PostgreSQL's counters (idle backends report every 10 s); less makes the idle "
+        "figures count earlier work",
+    )
     parser.add_argument("--poll-wait", type=int, default=POLL_WAIT, help="a long poll's wait")
     parser.add_argument("--seed", type=int, default=1, help="with --spawn: the played deals")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
