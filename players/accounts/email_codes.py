@@ -54,7 +54,7 @@ def _hash(email: str, code: str) -> str:
 
 def code_issue(*, email: str) -> str:
     """A new code for `email`, replacing the one it had; returned to be mailed, the
-    only time it is seen. Locks nothing: one upsert of the address's row."""
+    only time it is seen. Locks the address's row (an upsert)."""
     code = f"{secrets.randbelow(10**CODE_DIGITS):0{CODE_DIGITS}d}"
     now = timezone.now()
     EmailCode.objects.update_or_create(

@@ -37,8 +37,8 @@ def email_code_send(*, email: str, player: Player | None, meta: Mapping[str, Any
     caller, if signed in) asks. An address no account has, asked for by no player,
     gets a code that is never sent: the request is answered, counted and timed as
     any other, so that nobody learns which addresses have accounts. `RateLimited`
-    past the limits (`limits.count_code_mail`). Locks nothing: one upsert of the
-    address's code row."""
+    past the limits (`limits.count_code_mail`). Locks the address's code row (its
+    upsert) and nothing else."""
     limits.count_code_mail(email=email, meta=meta)
     known = Identity.objects.filter(kind=IdentityKind.EMAIL, subject=email).exists()
     with transaction.atomic():
