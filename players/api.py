@@ -18,9 +18,9 @@ from players import openapi_text as text
 from players import services, sessions, standings
 from players.accounts import erasure
 from players.accounts import openapi_text as accounts_text
-from players.accounts.serializers import AccountDeleteIn, identity_json
+from players.accounts.serializers import AccountDeleteIn, identities_json
 from players.auth import current_player
-from players.models import Identity, Player, Rating, player_tag
+from players.models import Player, Rating, player_tag
 from players.push import preferences
 from players.serializers import (
     PAGE_PARAMETER,
@@ -30,6 +30,7 @@ from players.serializers import (
     PlayerCreateIn,
     PlayerMeOut,
     SessionOut,
+    stats_json,
 )
 from unoservice import replica
 from unoservice.client_address import client_group
@@ -37,18 +38,9 @@ from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 
 
-def stats_json(player: Player) -> dict[str, int]:
-    return {
-        "games_played": player.games_played,
-        "games_won": player.games_won,
-        "rounds_won": player.rounds_won,
-        "points": player.points,
-    }
-
-
 def player_me_json(player: Player) -> dict[str, Any]:
     found = standings.player_standing(player)
-    identities = [identity_json(i) for i in Identity.objects.filter(player=player)]
+    identities = identities_json(player.pk)
     return {
         "id": str(player.pk),
         "name": player.name,

@@ -220,7 +220,6 @@ class _Unavailable(Exception):
 
 _memory: dict[tuple[str, str], _Keys] = {}
 _memory_lock = threading.Lock()
-_sessions = threading.local()
 
 
 def _config(provider: str) -> dict[str, Any] | None:
@@ -233,17 +232,11 @@ def _config(provider: str) -> dict[str, Any] | None:
 
 def _session() -> outbound.Session:
     """This thread's session for the current settings (connections are reused)."""
-    key = (
-        float(settings.ID_TOKEN_KEYS_TIMEOUT_SECONDS),
-        int(settings.ID_TOKEN_KEYS_MAX_BYTES),
-        bool(settings.ID_TOKEN_KEYS_ALLOW_HTTP),
+    return outbound.thread_session(
+        deadline=float(settings.ID_TOKEN_KEYS_TIMEOUT_SECONDS),
+        max_bytes=int(settings.ID_TOKEN_KEYS_MAX_BYTES),
+        local=bool(settings.ID_TOKEN_KEYS_ALLOW_HTTP),
     )
-    kept: dict[tuple[float, int, bool], outbound.Session] = getattr(_sessions, "kept", None) or {}
-    _sessions.kept = kept
-    if key not in kept:
-        deadline, max_bytes, local = key
-        kept[key] = outbound.Session(deadline=deadline, max_bytes=max_bytes, local=local)
-    return kept[key]
 
 
 def _key(

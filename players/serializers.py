@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
 from players import services, sessions, standings
-from players.models import TAG_ALPHABET, TAG_LENGTH, IdentityKind
+from players.models import TAG_ALPHABET, TAG_LENGTH, IdentityKind, Player
 from players.push.serializers import NotificationSettingsOut
 from unoservice.fields import StrictCharField, StrictSerializer
 from unoservice.schema import optional_trimmed_text_pattern, trimmed_text_pattern
@@ -107,6 +107,15 @@ class IdentityOut(serializers.Serializer[Any]):
     )
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True, help_text="the last sign-in with it")
+
+
+def stats_json(player: Player) -> dict[str, int]:
+    return {
+        "games_played": player.games_played,
+        "games_won": player.games_won,
+        "rounds_won": player.rounds_won,
+        "points": player.points,
+    }
 
 
 class StatsOut(serializers.Serializer[Any]):

@@ -281,3 +281,18 @@ class Session(requests.Session):
         response._content = bytes(body)
         response._content_consumed = True  # type: ignore[attr-defined]
         raw.release_conn()
+
+
+_kept = threading.local()
+
+
+def thread_session(*, deadline: float, max_bytes: int, local: bool = False) -> Session:
+    """This thread's `Session` with these limits, made once: its connections to a
+    host are reused from one call to the next (requests' sessions are not shared
+    between threads)."""
+    key = (deadline, max_bytes, local)
+    kept: dict[tuple[float, int, bool], Session] = getattr(_kept, "sessions", None) or {}
+    _kept.sessions = kept
+    if key not in kept:
+        kept[key] = Session(deadline=deadline, max_bytes=max_bytes, local=local)
+    return kept[key]

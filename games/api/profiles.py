@@ -15,7 +15,6 @@ from games.api import openapi_text as text
 from games.models import BotStrategy, Result
 from games.ratings import reads as standings
 from games.ratings.rules import UNRATED_REASONS
-from players.api import stats_json
 from players.auth import current_player
 from players.serializers import (
     OPPONENTS_HELP,
@@ -26,6 +25,7 @@ from players.serializers import (
     RatingChangeOut,
     RatingOut,
     StatsOut,
+    stats_json,
     tag_field,
 )
 from unoservice import replica

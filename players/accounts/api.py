@@ -3,8 +3,6 @@ linked, a password, deleting the account and exporting what it holds."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -23,19 +21,16 @@ from players.accounts.serializers import (
     PasswordIn,
     SignInIn,
     SignInMethodsOut,
+    identities_json,
     identity_json,
 )
 from players.api import signed_in_json
 from players.auth import current_player
-from players.models import Identity, Player
+from players.models import Player
 from players.serializers import IdentityOut, PlayerCreatedOut
 from unoservice.client_address import client_group
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
-
-
-def identities_json(player: Player) -> list[dict[str, Any]]:
-    return [identity_json(i) for i in Identity.objects.filter(player=player)]
 
 
 class EmailCodesView(APIView):
@@ -139,7 +134,7 @@ class IdentitiesView(APIView):
         parameters=COMMON_HEADERS,
     )
     def get(self, request: Request) -> Response:
-        return Response(identities_json(current_player(request)))
+        return Response(identities_json(current_player(request).pk))
 
     @extend_schema(
         **text.LINK,

@@ -30,6 +30,7 @@ from players.models import (
     PlayerSession,
 )
 from players.push import preferences
+from players.serializers import stats_json
 from players.signals import player_erased
 from unoservice.errors import CredentialsRefused, NotAuthenticated
 
@@ -84,12 +85,7 @@ def account_export(player: Player) -> dict[str, Any]:
             "name": player.name,
             "created_at": player.created_at.isoformat(),
             "password_set": bool(player.password),
-            "stats": {
-                "games_played": player.games_played,
-                "games_won": player.games_won,
-                "rounds_won": player.rounds_won,
-                "points": player.points,
-            },
+            "stats": stats_json(player),
             "rating": found.rating,
         },
         "identities": [

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
 from unoservice.client_address import group_in
@@ -30,9 +29,6 @@ class _ConfiguredRate(FixedWindowThrottle):
     # The configured rates themselves, not whatever replaced the players' (tests and
     # load runs lift those).
     THROTTLE_RATES = SimpleRateThrottle.THROTTLE_RATES
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        return self.key_for(group_in(request.META))
 
 
 class CodeMailAddressThrottle(_ConfiguredRate):

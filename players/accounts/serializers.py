@@ -101,6 +101,11 @@ def identity_json(identity: Identity) -> dict[str, Any]:
     }
 
 
+def identities_json(player_id: Any) -> list[dict[str, Any]]:
+    """The player's identities, oldest first, as `IdentityOut` shows them."""
+    return [identity_json(i) for i in Identity.objects.filter(player_id=player_id)]
+
+
 class EmailCodeIn(StrictSerializer):
     email = EmailField(max_length=320)
 

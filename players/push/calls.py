@@ -5,26 +5,20 @@ http too with PUSH_ALLOW_HTTP, for development and tests)."""
 
 from __future__ import annotations
 
-import threading
-
 from django.conf import settings
 
 from players.push.answers import Answer
 from unoservice import outbound
 
-_sessions = threading.local()
-
 
 def session() -> outbound.Session:
     """This thread's session for the current settings: connections to a push service
     are reused between sends."""
-    key = (settings.PUSH_TIMEOUT_SECONDS, settings.PUSH_MAX_ANSWER_BYTES, settings.PUSH_ALLOW_HTTP)
-    kept: dict[tuple[float, int, bool], outbound.Session] = getattr(_sessions, "kept", None) or {}
-    _sessions.kept = kept
-    if key not in kept:
-        deadline, max_bytes, local = key
-        kept[key] = outbound.Session(deadline=deadline, max_bytes=max_bytes, local=local)
-    return kept[key]
+    return outbound.thread_session(
+        deadline=settings.PUSH_TIMEOUT_SECONDS,
+        max_bytes=settings.PUSH_MAX_ANSWER_BYTES,
+        local=settings.PUSH_ALLOW_HTTP,
+    )
 
 
 def refused(error: outbound.AddressRefused) -> Answer:
