@@ -94,6 +94,9 @@ class Game(models.Model):
     invite_code = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001
     # Whether the game counts for ratings.
     rated = models.BooleanField(default=True)
+    # Table talk: whether players may type short free text as well as the catalogue's
+    # phrases and emotes (the host's choice; off by default in public games).
+    free_text = models.BooleanField(default=False)
     # Once finished: why it did not count for ratings (`games.ratings.rules`), as its
     # results say; NULL while it is not over and when it counted. Written with the
     # ending move and by an annulment, so that the view needs no read of the results.
@@ -404,3 +407,7 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+# Table talk, reports and invites: models of their own module, registered here.
+from games.talk.models import GameInvite, Report, TableMessage  # noqa: E402, F401

@@ -16,6 +16,7 @@ from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
 from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry, player_ref
 from games.ratings import rules
+from games.talk.models import GameInvite
 from players.models import Player
 from unoservice.presence import Presence
 
@@ -66,6 +67,7 @@ def game_view(
         "invite_code": game.invite_code if viewer_seat is not None else None,
         "created_at": game.created_at.isoformat(),
         "quick_match": game.match_key is not None,
+        "free_text": game.free_text,
         "bots_at": (
             game.bots_at.isoformat()
             if game.bots_at is not None and game.status == GameStatus.WAITING
@@ -158,6 +160,16 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         "to_act": game.seat_to_act(),
         "your_turn": game.is_turn_of(viewer),
         "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+    }
+
+
+def invite_json(invite: GameInvite) -> dict[str, Any]:
+    """An invite of a friend to a game (`services.game_invite`), its players loaded."""
+    return {
+        "game": str(invite.game_id),
+        "player": player_ref(invite.player),
+        "by": player_ref(invite.by),
+        "created_at": invite.created_at.isoformat(),
     }
 
 

@@ -1,4 +1,5 @@
-"""Who may see a private game: its players, staff, and whoever holds its invite code.
+"""Who may see a private game: its players, staff, whoever holds its invite code, and
+the friends its players invited (`GameInvite`).
 
 A private game is, to anyone else, a game that does not exist: every endpoint and
 stream of it answers 404 ``not_found``, as for an unknown id. The reads (the view,
@@ -19,6 +20,7 @@ import hmac
 
 from games import invites, selectors
 from games.models import Game, Visibility
+from games.talk.models import GameInvite
 from players.models import Player
 from unoservice.errors import NotFound
 
@@ -27,6 +29,12 @@ def is_player(game: Game, player: Player | None) -> bool:
     """Whether `player` is one of the game's players: seated, or holding a seat a bot
     took over after their timeouts (which they may resume). A player who left is not."""
     return player is not None and selectors.holds_seat(game, player)
+
+
+def is_invited(game: Game, player: Player | None) -> bool:
+    """Whether one of the game's players invited `player` to it: the invite lets them
+    see it and join it by id, as its code would."""
+    return player is not None and GameInvite.objects.filter(game=game, player=player).exists()
 
 
 def code_matches(game: Game, typed: str) -> bool:
@@ -39,8 +47,14 @@ def code_matches(game: Game, typed: str) -> bool:
 
 
 def may_see(game: Game, player: Player | None, *, staff: bool) -> bool:
-    """Whether `player` (or a staff session) sees `game` without its code."""
-    return game.visibility != Visibility.PRIVATE or staff or is_player(game, player)
+    """Whether `player` (or a staff session) sees `game` without its code: an invite
+    to it stands for the code."""
+    return (
+        game.visibility != Visibility.PRIVATE
+        or staff
+        or is_player(game, player)
+        or is_invited(game, player)
+    )
 
 
 def conceal(game: Game, player: Player) -> None:
@@ -55,7 +69,7 @@ def conceal(game: Game, player: Player) -> None:
 class Sight(enum.Enum):
     """What a reader may see of a game (`sight`)."""
 
-    SEEN = "seen"  # a public game, or one they play in, or staff
+    SEEN = "seen"  # a public game, or one they play in or were invited to, or staff
     RIGHT_CODE = "right_code"  # a private game, and they sent its invite code
     WRONG_CODE = "wrong_code"  # a private game, and they sent some other code
     HIDDEN = "hidden"  # a private game, and they sent no code

@@ -15,6 +15,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import dispatch, notifications, services
+from games.talk.messages import table_talk_purge
 from unoservice import metrics
 from unoservice.idempotency.http import purge_expired
 
@@ -101,3 +102,9 @@ def purge_idempotency_records() -> int:
 def purge_stream_tickets() -> int:
     """Drop the expired stream tickets (beat runs this hourly)."""
     return services.stream_tickets_purge()
+
+
+@shared_task(name="games.table_talk_purge")
+def purge_table_talk() -> int:
+    """Delete the table talk older than TALK_KEPT_DAYS (beat runs this hourly)."""
+    return table_talk_purge()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.api import lobby, log, play, profiles, streams
+from games.api import invites, lobby, log, play, profiles, streams
 
 # Django tries the patterns in order, each a regular expression: a move, the API's most
 # frequent request that Django serves (view reads are answered before it,
@@ -20,6 +20,7 @@ urlpatterns = [
     path("games/<str:game_id>/leave", lobby.GameLeaveView.as_view(), name="game-leave"),
     path("games/<str:game_id>/resume", play.GameResumeView.as_view(), name="game-resume"),
     path("games/<str:game_id>/rematch", lobby.GameRematchView.as_view(), name="game-rematch"),
+    path("games/<str:game_id>/invites", invites.GameInvitesView.as_view(), name="game-invites"),
     path("games/<str:game_id>/events", log.GameEventsView.as_view(), name="game-events"),
     path("games/<str:game_id>/stream", streams.GameStreamView.as_view(), name="game-stream"),
     path(

@@ -60,6 +60,14 @@ class Player(models.Model):
     # The player deleted their account (`players.accounts.erasure`): what was theirs
     # is gone, the row stays under a placeholder name for the games they played.
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # What others type or follow as a link to send a friend request
+    # (`players.social.friends`): drawn when first asked for, replaced on request.
+    friend_code = models.CharField(max_length=8, null=True, blank=True, unique=True)
+    # Table talk: the player hides spectators' emotes; staff muted them until then
+    # (`games.talk.moderation`), with the reason they were told.
+    hide_spectator_emotes = models.BooleanField(default=False)
+    talk_muted_until = models.DateTimeField(null=True, blank=True)
+    talk_muted_reason = models.CharField(max_length=200, blank=True, default="")
 
     # The session a request signed in with (set by `players.auth`; None elsewhere).
     session: PlayerSession | None = None
@@ -282,7 +290,12 @@ class NotificationSettings(models.Model):
     rematch_offered = models.BooleanField(default=True)
     game_finished = models.BooleanField(default=False)
     seat_taken_over = models.BooleanField(default=True)
+    game_invite = models.BooleanField(default=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"notifications of {self.player_id}"
+
+
+# Friends, blocks and muted table talk: models of their own module, registered here.
+from players.social.models import Block, FriendRequest, Friendship, TalkMute  # noqa: E402, F401

@@ -320,3 +320,65 @@ def finish_game(game: Game, winner: int, by: Persona, scores: Sequence[int] = ()
     play = Move.from_json({"action": "play", "card": card_in_hand(state, winner, "R1")})
     services.move_apply(game_id=game.pk, player=by.player, version=version, move=play)
     return reload(game)
+
+
+# -- table talk --------------------------------------------------------------------
+
+
+class TableMessageFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """A message said at `game`'s table, written directly (no limit, no mask, not
+    announced): by `sender` at `seat` (None: a spectator), `text` as readers see it."""
+
+    class Meta:
+        model = "games.TableMessage"
+
+    game = factory.SubFactory(GameFactory)
+    sender = factory.SubFactory(PlayerFactory)
+    seat = 0
+    kind = "phrase"
+    code = "hello"
+    text = "Hello!"
+
+
+# -- friends and blocks --------------------------------------------------------------
+
+
+class FriendRequestFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """`sender` asked `receiver` to be friends (not answered yet)."""
+
+    class Meta:
+        model = "players.FriendRequest"
+
+    sender = factory.SubFactory(PlayerFactory)
+    receiver = factory.SubFactory(PlayerFactory)
+
+
+class BlockFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """`blocker` blocks `blocked` (written directly: nothing else ends)."""
+
+    class Meta:
+        model = "players.Block"
+
+    blocker = factory.SubFactory(PlayerFactory)
+    blocked = factory.SubFactory(PlayerFactory)
+
+
+class TalkMuteFactory(DjangoModelFactory):  # type: ignore[type-arg]
+    """`player` mutes `muted`'s table talk."""
+
+    class Meta:
+        model = "players.TalkMute"
+
+    player = factory.SubFactory(PlayerFactory)
+    muted = factory.SubFactory(PlayerFactory)
+
+
+def make_friends(a: Player | Persona, b: Player | Persona) -> None:
+    """`a` and `b` are friends: both rows, written directly."""
+    from players.social.models import Friendship
+
+    one = a.player if isinstance(a, Persona) else a
+    other = b.player if isinstance(b, Persona) else b
+    Friendship.objects.bulk_create(
+        [Friendship(player=one, friend=other), Friendship(player=other, friend=one)]
+    )

@@ -32,6 +32,8 @@ from unoclient.render import (
 )
 from unoclient.sse import Message, StreamRefused
 from unoclient.stream import RECONNECTED, RECONNECTING, StreamReader, auth_headers, stream_url
+from unoclient.talk import HELP as TALK_HELP
+from unoclient.talk import TableTalk
 from unoclient.terminal import Screen, Terminal
 
 OUT_OF_TURN = ("catch_uno", "call_uno")
@@ -156,6 +158,7 @@ class Session:
         self.streamed_version = -1  # the newest view the stream itself has brought
         self.ended: dict[str, Any] | None = None
         self.pause_told: str | None = None
+        self.talk = TableTalk(api, self.game_id, self.say, lambda: self.me)
 
     def say(self, line: str) -> None:
         self.console.say(line)
@@ -179,6 +182,9 @@ class Session:
             self.adopt(view)
         elif kind == "end":
             self.ended = item.json() if item.data else {}
+        elif kind == "message":
+            if item.data:
+                self.talk.show(item.json())
         elif kind == RECONNECTING:
             self.say("(Lost the connection to the server; trying again...)")
         elif kind == RECONNECTED:
@@ -214,7 +220,8 @@ class Session:
 
     def ask(self, question: str, valid: Callable[[], bool]) -> str:
         """An answer to `question` while `valid()` holds; raises `Abandoned` as soon as
-        the game ends or `valid()` no longer holds, answered or not."""
+        the game ends or `valid()` no longer holds, answered or not. Table talk typed
+        instead (`say gg`) is sent, and the question asked again."""
         self._check(valid)
         screen = self.console.screen
         screen.prompt(question)
@@ -223,6 +230,10 @@ class Session:
             while True:
                 screen.countdown(self.seconds_left())
                 answer = screen.line(TICK)
+                if answer is not None and self.talk.command(answer):
+                    answer = None
+                    screen.settle(True)
+                    screen.prompt(question)
                 self.pump(0)
                 self._check(valid)
                 if answer is not None:
@@ -555,6 +566,7 @@ def follow(
         console.say(f"You have no seat in game {game_id}.")
         return 1
     console.say(f"Game {game_id}: you are seat {me}. Ctrl-C to quit (--game {game_id} returns).")
+    console.say(TALK_HELP)
     if view.get("you"):
         show_waiting(view, console)
     stream = StreamReader(stream_url(api.base, game_id), auth_headers(api.token), after=after)

@@ -5,11 +5,14 @@ The play loop must never block on the network while the player types, so a
 connection drops (or a server that cannot hold streams open closes each answer,
 as a plain WSGI server does), it reconnects with ``Last-Event-ID`` set to the last
 ``id:`` it saw, so that every event reaches the queue once and none is skipped.
+Table messages carry no ``id:``: the reader keeps the last message id itself and
+reconnects with ``?messages_after=`` it, so that the opening repeats none.
 """
 
 from __future__ import annotations
 
 import http.client
+import json
 import queue
 import threading
 from collections.abc import Callable
@@ -59,6 +62,8 @@ class StreamReader:
         self.url = url
         self.headers = dict(headers or {})
         self.last_id = after
+        self.last_message: int | None = None  # the newest table message's id seen
+        self._said: set[int] = set()  # the table messages' ids queued already
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.timeout = timeout
@@ -101,7 +106,7 @@ class StreamReader:
             if self.last_id is not None:
                 headers["Last-Event-ID"] = str(self.last_id)
             try:
-                opened = self.connect(self.url, headers, timeout=self.timeout)
+                opened = self.connect(self.current_url(), headers, timeout=self.timeout)
             except StreamRefused as refused:
                 if refused.status != 429 and refused.status < 500:
                     self.queue.put(refused)
@@ -146,14 +151,37 @@ class StreamReader:
             sse.close(*opened)
         return self._stopped.is_set()
 
+    def current_url(self) -> str:
+        """The stream's URL, after the last table message seen when there was one."""
+        if self.last_message is None:
+            return self.url
+        joiner = "&" if "?" in self.url else "?"
+        return f"{self.url}{joiner}messages_after={self.last_message}"
+
     def _fresh(self, message: Message) -> bool:
         """Whether `message` is new to the reader; keeps the last id seen."""
+        if message.event == "message":
+            return self._fresh_talk(message)
         if message.id is None or not message.id.isdigit():
             return True
         seq = int(message.id)
         if message.event not in NOT_EVENTS and self.last_id is not None and seq <= self.last_id:
             return False  # replayed by a server that resumed too early: shown already
         self.last_id = seq if self.last_id is None else max(self.last_id, seq)
+        return True
+
+    def _fresh_talk(self, message: Message) -> bool:
+        """Whether a table message is new to the reader; keeps the newest id."""
+        try:
+            said = json.loads(message.data).get("id")
+        except (ValueError, AttributeError):
+            return True  # not one to count: the reader of the queue judges it
+        if not isinstance(said, int):
+            return True
+        if said in self._said:
+            return False
+        self._said.add(said)
+        self.last_message = said if self.last_message is None else max(self.last_message, said)
         return True
 
     def _tell_failure(self, failures: int, why: str) -> None:

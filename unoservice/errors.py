@@ -134,6 +134,54 @@ class TooManyDevices(ServiceError):
     status, code = 409, "too_many_devices"
 
 
+class TooManyFriends(ServiceError):
+    """Either player already has `players.social.friends.MAX_FRIENDS` friends."""
+
+    status, code = 409, "too_many_friends"
+
+
+class TooManyFriendRequests(ServiceError):
+    """The caller has `MAX_PENDING_SENT` friend requests waiting for an answer."""
+
+    status, code = 409, "too_many_friend_requests"
+
+
+class TooManyBlocks(ServiceError):
+    status, code = 409, "too_many_blocks"
+
+
+class TooManyMutes(ServiceError):
+    status, code = 409, "too_many_mutes"
+
+
+class NotFriends(ServiceError):
+    """Inviting to a game a player who is not the caller's friend."""
+
+    status, code = 403, "not_friends"
+
+
+class AlreadySeated(ServiceError):
+    """Inviting to a game a player who already holds a seat in it."""
+
+    status, code = 409, "already_seated"
+
+
+class TooManyInvites(ServiceError):
+    status, code = 409, "too_many_invites"
+
+
+class FreeTextOff(ServiceError):
+    """Typing free text at a table whose host allowed phrases and emotes only."""
+
+    status, code = 403, "free_text_off"
+
+
+class TalkMuted(ServiceError):
+    """Staff muted the player's table talk until `details.until`."""
+
+    status, code = 403, "talk_muted"
+
+
 class IdempotencyKeyInUse(ServiceError):
     status, code = 409, "idempotency_key_in_use"
 

@@ -223,6 +223,20 @@ def read(
     return Presence(frozenset(p for p in players if player_key(p) in found), max(spectators, 0))
 
 
+def online(player_ids: Iterable[str]) -> frozenset[str]:
+    """Which of these players are online, in one cache round trip (none when the
+    cache cannot be read)."""
+    players = list(player_ids)
+    if not players:
+        return frozenset()
+    try:
+        found = _get_many([player_key(p) for p in players])
+    except Exception:
+        log.warning("presence: the cache cannot be read", exc_info=True)
+        return frozenset()
+    return frozenset(p for p in players if player_key(p) in found)
+
+
 def _get_many(keys: list[str]) -> Mapping[str, object]:
     backend = cache_trip.shared()
     if backend is None:

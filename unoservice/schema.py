@@ -20,7 +20,7 @@ from rest_framework import serializers
 ERROR_CODES: dict[int, tuple[str, ...]] = {
     400: ("invalid_request",),
     401: ("not_authenticated", "player_disabled"),
-    403: ("forbidden", "credentials_refused"),
+    403: ("forbidden", "credentials_refused", "not_friends", "free_text_off", "talk_muted"),
     404: ("not_found", "provider_off"),
     405: ("method_not_allowed",),
     409: (
@@ -36,6 +36,12 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "identity_taken",
         "too_many_identities",
         "no_email_linked",
+        "too_many_friends",
+        "too_many_friend_requests",
+        "too_many_blocks",
+        "too_many_mutes",
+        "already_seated",
+        "too_many_invites",
     ),
     415: ("unsupported_media_type",),
     422: ("illegal_move", "idempotency_key_reused"),
@@ -48,11 +54,13 @@ _DESCRIPTIONS = {
     400: "invalid_request: malformed body or parameters",
     401: "not_authenticated: missing or bad token; player_disabled: an operator disabled "
     "the player",
-    403: "forbidden: not seated, not the host, or staff-only",
+    403: "forbidden: not seated, not the host, or staff-only; credentials_refused, "
+    "not_friends, free_text_off or talk_muted where the operation says",
     404: "not_found: no such game",
     405: "method_not_allowed: the path does not take this method",
     409: "stale_version, not_your_turn, wrong_phase, game_full, idempotency_key_in_use, "
-    "too_many_games, too_many_bots, seat_taken_over or too_many_devices",
+    "too_many_games, too_many_bots, seat_taken_over, too_many_devices, or a cap or "
+    "conflict the operation names",
     415: "unsupported_media_type: the body is not application/json",
     422: "illegal_move or idempotency_key_reused",
     429: "rate_limited: too many requests; wait as many seconds as Retry-After says",

@@ -259,6 +259,11 @@ REST_FRAMEWORK = {
         "sign_in_email": env_str("THROTTLE_RATE_SIGN_IN_EMAIL", "10/hour"),
         # ... and per client address, whatever the email.
         "sign_in_address": env_str("THROTTLE_RATE_SIGN_IN_ADDRESS", "60/hour"),
+        # Friend requests sent, invites to games sent, and reports filed per player:
+        # each lands in someone else's lobby, phone or the staff's queue.
+        "friend_request": env_str("THROTTLE_RATE_FRIEND_REQUEST", "60/hour"),
+        "game_invite": env_str("THROTTLE_RATE_GAME_INVITE", "60/hour"),
+        "report": env_str("THROTTLE_RATE_REPORT", "20/hour"),
     },
     "UNAUTHENTICATED_USER": None,
     # The client address of the per-address limits (see NUM_PROXIES).
@@ -443,8 +448,28 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    # Table talk is kept TALK_KEPT_DAYS for reports; older messages are deleted.
+    "purge-table-talk": {
+        "task": "games.table_talk_purge",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Table talk -------------------------------------------------------------------
+
+# Messages one player may say at one game's table per window: 429 beyond.
+TALK_MESSAGES_PER_WINDOW = env_int("TALK_MESSAGES_PER_WINDOW", 5)
+TALK_WINDOW_SECONDS = env_int("TALK_WINDOW_SECONDS", 10)
+# Messages are kept this long (for reports), then deleted.
+TALK_KEPT_DAYS = env_int("TALK_KEPT_DAYS", 7)
+# Free text is masked with glin-profanity: its dictionaries of these languages, plus
+# words of the operator's own, less words the operator lets through.
+TALK_PROFANITY_LANGUAGES = env_list("TALK_PROFANITY_LANGUAGES", ["english"])
+TALK_PROFANITY_EXTRA_WORDS = env_list("TALK_PROFANITY_EXTRA_WORDS", [])
+TALK_PROFANITY_ALLOWED_WORDS = env_list("TALK_PROFANITY_ALLOWED_WORDS", [])
+TALK_MASK = env_str("TALK_MASK", "***")
 
 # --- Game service -----------------------------------------------------------------
 

@@ -1,10 +1,12 @@
 // The client's routes: /play/ (the lobby), /play/games/<id> (a table, or a spectator's
 // view of it), /play/games/<id>/replay, /play/players/<id> (a profile, `me` for the
 // player's own), /play/leaderboard, /play/join/<code> (a private game's invite link),
-// /play/account (the player's account) and /play/sign-in (signing this browser in).
+// /play/account (the player's account), /play/sign-in (signing this browser in),
+// /play/friends (friends and blocks) and /play/friends/<code> (a friend's link).
 import { showAccount } from "./account.js";
 import { SIGNED_OUT, player } from "./api.js";
 import { flash, h } from "./dom.js";
+import { addByLink, showFriends } from "./friends.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { joinByLink, showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
@@ -12,6 +14,7 @@ import { showReplay } from "./replay.js";
 import { finishProvider, providerReturn } from "./providers.js";
 import { forgetPush, renewPush } from "./push.js";
 import { showSignIn } from "./signin.js";
+import { keepLobby } from "./social.js";
 import { showTable } from "./table.js";
 import { text } from "./text.js";
 
@@ -27,8 +30,8 @@ function links() {
     "aria-current": here === href ? "page" : null }, label);
   nav.setAttribute("aria-label", text.nav);
   nav.replaceChildren(...(player()
-    ? [link("/play/players/me", text.yourProfile), link("/play/leaderboard", text.leaderboard),
-       link("/play/account", text.yourAccount)]
+    ? [link("/play/players/me", text.yourProfile), link("/play/friends", text.friendsNav),
+       link("/play/leaderboard", text.leaderboard), link("/play/account", text.yourAccount)]
     : []));
 }
 
@@ -43,10 +46,13 @@ function route() {
   const board = /^\/play\/leaderboard\/?$/.test(location.pathname);
   const account = /^\/play\/account\/?$/.test(location.pathname);
   const signIn = /^\/play\/sign-in\/?$/.test(location.pathname);
+  const friends = /^\/play\/friends\/?$/.test(location.pathname);
+  const friendLink = location.pathname.match(/^\/play\/friends\/([^/]+)\/?$/);
   if (signIn && player()) history.replaceState(null, "", "/play/"); // signed in already
   const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
   links();
-  if ((game || replay || profile || board || account) && player()) {
+  keepLobby(go);
+  if ((game || replay || profile || board || account || friends || friendLink) && player()) {
     who.replaceChildren(text.signedInAs(player().name));
   }
   if (game && player()) leave = showTable(main, game[1], go);
@@ -54,6 +60,8 @@ function route() {
   else if (profile && player()) leave = showProfile(main, decodeURIComponent(profile[1]), page);
   else if (board && player()) leave = showLeaderboard(main, page);
   else if (account && player()) leave = showAccount(main);
+  else if (friends && player()) leave = showFriends(main, go);
+  else if (friendLink && player()) addByLink(main, decodeURIComponent(friendLink[1]), go);
   else if (signIn && !player()) {
     who.replaceChildren();
     showSignIn(main, go);

@@ -1,5 +1,6 @@
 // Follows one game live: a ticket, then an EventSource; on a drop a new ticket after
-// a growing pause, resuming after the last seq seen (docs/api.md, "Web clients").
+// a growing pause, resuming after the last seq seen (docs/api.md, "Web clients"), and
+// after the last table message seen, so that none comes twice.
 import { API, player } from "./api.js";
 
 export const EVENT_TYPES = [
@@ -12,10 +13,12 @@ export const EVENT_TYPES = [
 ];
 const FIRST_DELAY = 1000, MOST_DELAY = 30000;
 
-// on.view(view), on.event(event), on.end(end), on.stop(status, error), on.drop().
+// on.view(view), on.event(event), on.message(message), on.end(end),
+// on.stop(status, error), on.drop().
 // Returns a function that stops following.
 export function follow(gameId, on) {
-  let delay = FIRST_DELAY, lastSeq = null, source = null, timer = null, stopped = false;
+  let delay = FIRST_DELAY, lastSeq = null, lastMessage = null, source = null, timer = null;
+  let stopped = false;
 
   function retry(retryAfter) {
     if (stopped) return;
@@ -43,7 +46,8 @@ export function follow(gameId, on) {
     }
     const { ticket } = await res.json();
     if (stopped) return;
-    const after = lastSeq === null ? "" : `&after=${lastSeq}`;
+    const after = (lastSeq === null ? "" : `&after=${lastSeq}`) +
+      (lastMessage === null ? "" : `&messages_after=${lastMessage}`);
     source = new EventSource(
       `${API}/games/${gameId}/stream?ticket=${encodeURIComponent(ticket)}${after}`);
     source.addEventListener("game", (e) => {
@@ -54,6 +58,12 @@ export function follow(gameId, on) {
     for (const type of EVENT_TYPES) {
       source.addEventListener(type, (e) => on.event(JSON.parse(e.data)));
     }
+    // Table talk: frames without an id (they are not events of the game).
+    source.addEventListener("message", (e) => {
+      const message = JSON.parse(e.data);
+      if (lastMessage === null || message.id > lastMessage) lastMessage = message.id;
+      if (on.message) on.message(message);
+    });
     source.addEventListener("end", (e) => {
       source.close();
       on.end(JSON.parse(e.data));

@@ -3,7 +3,9 @@
 import { ApiError, get, player, post } from "./api.js";
 import { cardElement } from "./cards.js";
 import { choose, h, replace } from "./dom.js";
+import { inviteControl } from "./friends.js";
 import { follow } from "./stream.js";
+import { tableTalk } from "./talk.js";
 import { text } from "./text.js";
 import { waitingRoom } from "./waiting.js";
 
@@ -20,6 +22,9 @@ export function showTable(main, gameId, go) {
   const content = h("div", { class: "table-content" });
   const root = h("div", { class: "table", "aria-busy": "true" }, statusLine, content);
   main.replaceChildren(root);
+  // Table talk, and a waiting game's invitations of friends: drawn once, kept across views.
+  const talk = tableTalk(gameId, { changed: () => render() });
+  let invite = null;
 
   // The player's own seat is theirs by their id, not by the view's `you`, which a
   // bot holding it after their timeouts leaves empty: the log names them alike.
@@ -127,6 +132,7 @@ export function showTable(main, gameId, go) {
         h("span", { class: "seat-cards" }, text.cards(s.card_count)),
         h("span", { class: "seat-score" }, text.points(s.score)),
         s.said_uno ? h("span", { class: "badge uno" }, text.saidUno) : null,
+        talk.bubble(s.seat),
         s.online ? null : h("span", { class: "badge away" }, text.offline),
         turn ? h("span", { class: "badge turn" }, text.toAct) : null,
         deadline ? h("span", { class: "countdown", "data-deadline": deadline }) : null);
@@ -322,16 +328,23 @@ export function showTable(main, gameId, go) {
     root.classList.toggle("watching", watching(view));
     const over = view.status === "finished" || view.status === "abandoned";
     status(view);
+    talk.update(view, watching(view));
+    // A seated player may invite friends while the game waits with a seat free.
+    const inviting = view.status === "waiting" && view.you && !view.quick_match &&
+      view.seats.length < view.max_players;
+    if (inviting && !invite) invite = inviteControl(gameId);
+    if (invite) invite.update(view);
     replace(content,
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
       resumeOffer(view),
-      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel }) : null,
+      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel,
+                                                      invite: inviting ? invite.element : null }) : null,
       over ? results(view) : null,
       seatsList(view),
       h("div", { class: "middle" }, pile(view), watching(view) ? null : actions(view, legal)),
       hand(view, legal),
       over ? null : results(view),
-      logList());
+      h("div", { class: "talk-and-log" }, talk.element, logList()));
     tick();
   }
 
@@ -346,6 +359,7 @@ export function showTable(main, gameId, go) {
   const stop = follow(gameId, {
     view(view) { state.note = ""; applyView(view); render(); },
     event(event) { logEvents([event]); },
+    message(message) { talk.take(message); },
     end(end) {
       state.end = end;
       awaitRematch(end.last_seq);
@@ -359,5 +373,11 @@ export function showTable(main, gameId, go) {
     },
     drop() { state.note = text.reconnecting; render(); },
   });
-  return () => { state.left = true; stop(); clearInterval(clock); };
+  return () => {
+    state.left = true;
+    stop();
+    clearInterval(clock);
+    talk.stop();
+    if (invite) invite.stop();
+  };
 }

@@ -9,7 +9,8 @@ export function shownCode(code) {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
-export function waitingRoom(view, { busy, post, cancel }) {
+// `invite`: the element that invites friends, for a seated player while seats are free.
+export function waitingRoom(view, { busy, post, cancel, invite }) {
   const me = player();
   const hosting = me && view.host.id === me.id;
   const parts = [];
@@ -35,6 +36,7 @@ export function waitingRoom(view, { busy, post, cancel }) {
       h("p", { class: "code" }, text.inviteCode(shownCode(view.invite_code))));
   }
   const free = view.seats.length < view.max_players;
+  if (invite) parts.push(invite);
   if (view.quick_match) {
     parts.push(h("p", {}, text.lookingForPlayers),
       view.bots_at ? h("p", {}, `${text.botsIn} `,

@@ -1,6 +1,7 @@
 """The staff dashboard: games with their seats and log (`game`), a replay viewer
 that steps through any game event by event and an overview of play and of the
-service's health (`pages`), in the words of `words`; the ratings' pages are
+service's health (`pages`), in the words of `words`; the queue of table-talk
+reports and its moderation (`reports`); the ratings' pages are
 `games.ratings.admin`'s.
 
 Nothing here changes a game except through `games.services` (the abandon action,
@@ -22,6 +23,7 @@ from django.urls import reverse_lazy
 
 from games.admin.game import LOG_PAGE_SIZE, AbandonForm, GameAdmin, HasBotsFilter, SeatInline
 from games.admin.pages import overview_charts
+from games.admin.reports import ReportAdmin
 from games.admin.words import (
     COLOR_CLASSES,
     OFFICIAL_RULES,
@@ -56,6 +58,7 @@ __all__ = [
     "AbandonForm",
     "GameAdmin",
     "HasBotsFilter",
+    "ReportAdmin",
     "SeatInline",
     "abandoned_in_words",
     "card_html",

@@ -7,11 +7,12 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters, selectors, services
+from games import presenters, privacy, selectors, services
 from games.api import openapi_text as text
 from games.api.common import seat_action_view, validated, view_response
 from games.models import Game, GameStatus
@@ -28,11 +29,16 @@ from games.serializers import (
     MatchCancelOut,
     MatchmakingIn,
 )
+from games.serializers.lobby import REMATCH_EXAMPLES, RematchIn
 from players.auth import current_player
 from unoservice.client_address import client_address
+from unoservice.errors import NotFound
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 from unoservice.throttling import count_invite_code_attempt
+
+# What `selectors.open_game_id_by_code` answers for a code of no open game.
+NO_GAME_WITH_CODE = "no open game has this invite code"
 
 # An empty value counts as none given (`?status=&page=` is the first page of every
 # game), as an HTML form would send it.
@@ -127,14 +133,43 @@ GameLeaveView = seat_action_view(
     text.LEAVE_GAME,
     text.LEAVE_GAME_ERRORS,
 )
-GameRematchView = seat_action_view(
-    services.game_rematch,
-    (400, 401, 403, 404, 409, 422, 429),
-    text.REMATCH,
-    text.REMATCH_ERRORS,
-    code=status.HTTP_201_CREATED,
-    seats_caller=True,
-)
+
+
+class GameRematchView(APIView):
+    @extend_schema(
+        **text.REMATCH,
+        request=RematchIn,
+        examples=REMATCH_EXAMPLES,
+        parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
+        responses={
+            201: GameViewOut,
+            **error_responses(
+                400, 401, 403, 404, 409, 415, 422, 429, descriptions=text.REMATCH_ERRORS
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game_uuid = selectors.parse_game_id(game_id)
+
+        def rematch() -> Response:
+            player = current_player(request)
+            try:
+                # No body at all is a rematch without invites.
+                body = validated(RematchIn, request.data)
+            except ValidationError:
+                # Of a game that does not exist for the caller, the answer is 404
+                # whatever the body, as for every other action on a game.
+                privacy.conceal(selectors.game_get(game_uuid), player)
+                raise
+            outcome = services.game_rematch(
+                game_id=game_uuid,
+                player=player,
+                address=client_address(request),
+                invite=[str(friend) for friend in body.get("invite", [])],
+            )
+            return view_response(outcome, request, status.HTTP_201_CREATED)
+
+        return idempotent(request, rematch)
 
 
 class GameJoinByCodeView(APIView):
@@ -157,12 +192,17 @@ class GameJoinByCodeView(APIView):
             attempt = count_invite_code_attempt(player=current_player(request), meta=request.META)
             game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
             attempt.release()
-            outcome = services.game_join(
-                game_id=game_id,
-                player=current_player(request),
-                invited=True,
-                address=client_address(request),
-            )
+            try:
+                outcome = services.game_join(
+                    game_id=game_id,
+                    player=current_player(request),
+                    invited=True,
+                    address=client_address(request),
+                )
+            except NotFound:
+                # A game where someone seated blocks the caller, or is blocked by them:
+                # answered word for word as a code of no game (`open_game_id_by_code`).
+                raise NotFound(NO_GAME_WITH_CODE) from None
             return view_response(outcome, request)
 
         return idempotent(request, join)

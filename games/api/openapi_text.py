@@ -53,7 +53,9 @@ CREATE_GAME = Described(
     "(500; 0 plays a single round), a turn timer in seconds (none) and the house "
     "rules (all off). `visibility: private` makes a game that the lobby lists only "
     "to its players and that only they and holders of its `invite_code` (in your "
-    "view) may watch; `rated` (true) says whether it counts for ratings. `seed` "
+    "view) may watch; `rated` (true) says whether it counts for ratings; `free_text` "
+    "whether its players may type free text at the table (left out: true for a "
+    "private game, false for a public one). `seed` "
     "fixes every deal, so whoever picks it knows every hand: "
     "only staff may send it (403), unless the service runs in development. A key "
     "the body does not take is a 400. You may host or sit in at most 10 waiting or "
@@ -68,17 +70,24 @@ JOIN_GAME = Described(
     summary="Take the next free seat",
     description="Seats you at the next free seat of a waiting game and answers with your "
     "view. Joining a game you already sit in changes nothing. A private game is joined "
-    "with its invite code (`POST /games/join`): by id it is 404 to anyone not among its "
-    "players. No body.",
+    "with its invite code (`POST /games/join`), or by id by a friend one of its players "
+    "invited (`POST /games/{id}/invites`): by id it is 404 to anyone else not among its "
+    "players. A game where a human seated blocks you, or is blocked by you, is 404 "
+    "too, word for word as an unknown id. No body.",
 )
-JOIN_GAME_ERRORS = {404: HIDDEN, 409: JOIN_CONFLICTS}
+JOIN_GAME_ERRORS = {
+    404: f"{HIDDEN}; or a game where a human seated blocks you or is blocked by you",
+    409: JOIN_CONFLICTS,
+}
 
 JOIN_BY_CODE = Described(
     summary="Join a game by its invite code",
     description="Seats you at the next free seat of the waiting or running game whose "
     "invite code you send, with the same rules and errors as joining by id, and "
     "answers with your view (`invite_code` included, to pass on). The code is read "
-    "without regard to case, spaces or hyphens. An unknown code is 404; after 10 "
+    "without regard to case, spaces or hyphens. An unknown code is 404, and so is the "
+    "code of a game where a human seated blocks you or is blocked by you (word for "
+    "word, and not counted as a wrong code); after 10 "
     "wrong codes in a minute from you, or 30 from your address whatever the "
     "accounts, every code sent is 429 until the minute is over, which puts "
     "guessing among the 31^8 codes out of reach.",
@@ -87,7 +96,8 @@ JOIN_BY_CODE_ERRORS = {
     400: "invalid_request: `code` missing, not a string, longer than 32 "
     "characters, or not 8 characters of the code alphabet once spaces "
     "and hyphens are left out",
-    404: "not_found: no waiting or running game has this code",
+    404: "not_found: no waiting or running game has this code (or a human seated in "
+    "it blocks you, or is blocked by you)",
     409: JOIN_CONFLICTS,
     429: WRONG_CODES,
 }
@@ -131,15 +141,21 @@ REMATCH = Described(
     "code). Every success answers 201 with your view of the new game. A player who left "
     "the game cannot ask; a player whose seat a bot took over after their timeouts can. "
     "The expert bots brought back count towards the 9 you may have in your waiting and "
-    "running games. No body.",
+    "running games. The body is optional: `invite` lists up to 10 friends to invite to "
+    "the rematch, as `POST /games/{id}/invites` does (friends already seated there are "
+    "left out, and everyone once it is full or has started); one who is not your "
+    "friend is 403 not_friends, and nothing changes.",
 )
 REMATCH_ERRORS = {
-    403: "forbidden: you held no seat in this game, or you left it",
+    400: "invalid_request: `invite` not a list of at most 10 player ids, or a key the "
+    "body does not take",
+    403: "forbidden: you held no seat in this game, or you left it; not_friends: one of "
+    "`invite` is not your friend",
     404: HIDDEN_TO_ACTIONS,
     409: "wrong_phase (the game is not over, it was abandoned before its start, or the "
     "rematch has already started), game_full (every seat of the rematch is taken), "
     "too_many_games, too_many_bots (you would get back more expert bots than you may "
-    "have) or idempotency_key_in_use",
+    "have), too_many_invites (the rematch has sent 50 invites) or idempotency_key_in_use",
 }
 
 ADD_BOT = Described(
@@ -169,7 +185,8 @@ QUICK_MATCH = Described(
     "seats go to greedy bots and it starts (`bots_at` in the view; a game you join "
     "keeps the time its creator chose). Requests that arrive together fill one game "
     "before another is opened. Asking again while you wait in a quick-match game "
-    "with the same settings answers that game and changes nothing. Only games made "
+    "with the same settings answers that game and changes nothing. Two players with a "
+    "block between them (either way) are never seated in one game. Only games made "
     "by quick match are matched, never games created with `POST /games`. A key the "
     "body does not take is a 400. Quick-match seats count towards the 10 waiting or "
     "running games you may sit in.",
@@ -180,6 +197,27 @@ QUICK_MATCH_ERRORS = {
     "names each)",
     409: "too_many_games (you already sit in 10 waiting or running "
     "games) or idempotency_key_in_use",
+}
+
+INVITE = Described(
+    summary="Invite a friend to this game",
+    description="A player seated in a waiting game with a free seat invites one of "
+    "their friends to it: the friend's lobby stream gets `game_invite` and their "
+    "devices a `game_invite` push (unless they follow the lobby from a stream, or turned "
+    "that kind off). The invite lets the friend see the game and join it by id "
+    "(`POST /games/{id}/join`) without its code, private or not. Answers 201 with the "
+    "invite; inviting the same friend again answers 200 with it, told again at most once "
+    "a minute. A game may send at most 50 invites. Rate limited per player "
+    "(THROTTLE_RATE_GAME_INVITE, 60 an hour), every attempt counted.",
+)
+INVITE_ERRORS = {
+    400: "invalid_request: `player` missing or not a player id, a key the body does not "
+    "take, or yourself",
+    403: f"{NOT_SEATED}; not_friends: the player is not your friend (or no such player)",
+    404: HIDDEN_TO_ACTIONS,
+    409: "wrong_phase (the game has started), game_full, already_seated (the friend sits "
+    "in it), too_many_invites (the game sent 50) or idempotency_key_in_use",
+    429: "rate_limited: too many requests, or too many invites sent",
 }
 
 CANCEL_QUICK_MATCH = Described(

@@ -49,6 +49,9 @@ class Watcher:
     player: Player | None
     staff: bool = False
     code: str | None = None
+    # The last table message the client has (`?messages_after=`): the opening sends
+    # the recent ones after it, or all of them without it.
+    messages_after: int | None = None
 
     def seat(self, game: Game) -> int | None:
         return game.seat_of(self.player)
@@ -95,6 +98,7 @@ def open_streams(asked: list[Asked]) -> list[Checked | Refusal]:
         try:
             parsed_id = selectors.parse_game_id(request.game_id)
             resume = _resume_after(request.headers, request.query)
+            messages_after = _messages_after(request.query)
             if isinstance(player, ServiceError):
                 raise player
             watcher = Watcher(player) if player is not None else _authenticate(parsed_id, request)
@@ -102,6 +106,7 @@ def open_streams(asked: list[Asked]) -> list[Checked | Refusal]:
             checked.append(refusal(_unless_flooding(error, request.headers, request.meta)))
             continue
         watcher.code = request.query.get("code")
+        watcher.messages_after = messages_after
         checked.append((watcher, parsed_id, resume))
     # Each counted against its player's rate, all in one round trip.
     players: list[tuple[int, Player, dict[str, Any]]] = []
@@ -207,6 +212,18 @@ def _resume_after(headers: dict[str, str], query: dict[str, str]) -> int | None:
         raise InvalidRequest(
             f"{name} must be a seq (ASCII digits)",
             details={"fields": {name: ["a valid integer is required"]}},
+        )
+    return int(raw)
+
+
+def _messages_after(query: dict[str, str]) -> int | None:
+    raw = query.get("messages_after")
+    if raw is None or raw == "":
+        return None
+    if not is_query_integer(raw):
+        raise InvalidRequest(
+            "messages_after must be a message id (ASCII digits)",
+            details={"fields": {"messages_after": ["a valid integer is required"]}},
         )
     return int(raw)
 

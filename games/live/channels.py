@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
 
 from games.engine import GameState
+from games.live.talk import TalkLine
 from games.models import Event, Game
 from unoservice import metrics, presence
+
+# The notes a player's channel keeps for a lobby stream still writing older ones.
+KEPT_NOTES = 100
 
 
 @dataclass
@@ -63,6 +68,8 @@ class Channel:
     rendered: dict[Any, Any] = field(default_factory=dict)
     # The last seq whose delivery was timed, per stream kind (`timed_delivery`).
     timed: dict[str, int] = field(default_factory=dict)
+    # The game's table talk: a line beside its events (`games.live.talk`).
+    talk: TalkLine = field(default_factory=TalkLine)
 
     def wake(self) -> None:
         """Resolve the current change future and start a new one."""
@@ -86,9 +93,24 @@ class PlayerChannel:
     heard_at: dict[uuid.UUID, float] = field(default_factory=dict)
     version: int = 0
     changed: asyncio.Future[None] = field(default_factory=lambda: new_future())
+    # The notes heard for the player (`unoservice.notices`): the lobby's events that
+    # are no change of a game, as (count, event, data), the last `KEPT_NOTES`.
+    notes: deque[tuple[int, str, dict[str, Any]]] = field(
+        default_factory=lambda: deque(maxlen=KEPT_NOTES)
+    )
+    noted: int = 0
 
     def wake(self) -> None:
         self.version += 1
+        self._resolve()
+
+    def note(self, event: str, data: dict[str, Any]) -> None:
+        """Hand a note to the player's lobby streams (their games unchanged)."""
+        self.noted += 1
+        self.notes.append((self.noted, event, data))
+        self._resolve()
+
+    def _resolve(self) -> None:
         done, self.changed = self.changed, new_future()
         if not done.done():
             done.set_result(None)

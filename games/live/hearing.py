@@ -17,12 +17,14 @@ from django.db import connection
 from games import selectors
 from games.live.channels import PlayerChannel
 from games.live.sessions import usable_tokens
+from games.live.talk import messages_since
 from games.services.notify import (
-    CHANNEL,
     parse_payload,
     parse_player_payload,
     parse_revoke_payload,
 )
+from games.talk.wire import parse_talk
+from unoservice.notices import CHANNEL, parse_note
 
 if TYPE_CHECKING:
     from games.live.hub import Hub
@@ -46,6 +48,14 @@ async def listen_postgres(live: Hub) -> None:
                     parsed = parse_payload(note.payload)
                     if parsed is not None:
                         live.heard(*parsed)
+                        continue
+                    said = parse_talk(note.payload)
+                    if said is not None:
+                        live.heard_talk(*said)
+                        continue
+                    noted = parse_note(note.payload)
+                    if noted is not None:
+                        live.heard_note(*noted)
                         continue
                     seated = parse_player_payload(note.payload)
                     if seated is not None:
@@ -76,6 +86,25 @@ async def catch_up(live: Hub) -> None:
     finally:
         for channel in seated:
             channel.wake()
+    await _catch_up_talk(live)
+
+
+async def _catch_up_talk(live: Hub) -> None:
+    """Read the table talk said after the last message heard on each loaded line."""
+    heard = {
+        game_id: channel.talk.heard_id
+        for game_id, channel in live.channels.items()
+        if channel.streams and channel.talk.loaded
+    }
+    if not heard:
+        return
+    try:
+        found = await live.read(lambda: messages_since(heard))
+    except Exception:
+        log.warning("could not read the watched games' table talk", exc_info=True)
+        return
+    for game_id, message in found:
+        live.heard_talk(game_id, message)
 
 
 async def _catch_up_games(live: Hub) -> None:

@@ -50,7 +50,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -59,10 +59,12 @@ from games.engine import GameState
 from games.live import hearing
 from games.live.admission import Admission
 from games.live.channels import Channel, PlayerChannel, Snapshot, new_future
+from games.live.friends import Friends
 from games.live.sessions import Sessions
+from games.live.talk import Readers
 from games.models import Event, Game
 from players import push
-from unoservice import presence, stream_caps
+from unoservice import notices, presence, stream_caps
 from unoservice.asgi_types import Send
 from unoservice.thread_connections import close_thread_connections, reopening
 
@@ -135,6 +137,10 @@ class Hub:
         self.freeing = stream_caps.Freeing(self.presence_writer.submit)
         self.freed_at_close: set[stream_caps.Place] = set()  # (`close_streams`)
         self.woken_to_close = False
+        # The friends the lobby streams here follow; the readers' table-talk choices.
+        self.friends = Friends(self)
+        self.talk_readers = Readers(self.read)
+        self._stop_local_notes: Callable[[], None] | None = None
 
     def close_streams(self) -> None:
         """End every stream of this process (the server stops). Their places under
@@ -183,6 +189,13 @@ class Hub:
         else:
             self.tasks.append(asyncio.create_task(self._poll()))
             self.listening.set()
+            # Without NOTIFY, the notes this process's requests send come straight here.
+            loop = asyncio.get_running_loop()
+
+            def hand_over(player_id: str, event: str, data: dict[str, Any]) -> None:
+                loop.call_soon_threadsafe(self.heard_note, player_id, event, data)
+
+            self._stop_local_notes = notices.listen_locally(hand_over)
         self.tasks.append(asyncio.create_task(self._heal()))
         self.tasks.append(asyncio.create_task(self._presence_heartbeat()))
 
@@ -193,6 +206,9 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.tasks.clear()
+        if self._stop_local_notes is not None:
+            self._stop_local_notes()
+            self._stop_local_notes = None
         await asyncio.get_running_loop().run_in_executor(
             self.presence_writer, self.publisher.withdraw
         )
@@ -253,6 +269,19 @@ class Hub:
             channel.games |= {game_id}
             channel.heard_at[game_id] = time.monotonic()
             channel.wake()
+        self.friends.seated(player_id, game_id)
+
+    def heard_note(self, player_id: str, event: str, data: dict[str, Any]) -> None:
+        """A note for `player_id` (`unoservice.notices`): hand it to their lobby streams."""
+        channel = self.players.get(player_id)
+        if channel is not None:
+            channel.note(event, data)
+
+    def heard_talk(self, game_id: uuid.UUID, message: dict[str, Any]) -> None:
+        """A message said at `game_id`'s table: to the streams of the game."""
+        channel = self.channels.get(game_id)
+        if channel is not None and channel.streams:
+            channel.talk.hear(message)
 
     @contextlib.contextmanager
     def attend(self, channel: Channel, player_id: str | None) -> Iterator[Attendance]:
@@ -345,6 +374,10 @@ class Hub:
             await asyncio.get_running_loop().run_in_executor(
                 self.presence_writer, stream_caps.renew, places
             )
+            try:
+                await self.friends.poll()
+            except Exception:
+                log.warning("could not read the followed friends' presence", exc_info=True)
 
     def heard(self, game_id: uuid.UUID, seq: int) -> None:
         """A change of `game_id` reached `seq`: wake its watchers (after loading it,

@@ -34,6 +34,7 @@ from games import selectors
 from games.live import access
 from games.live import hub as hub_module
 from games.live.channels import Channel, PlayerChannel, Snapshot, timed_delivery
+from games.live.friends import friends_of
 from games.live.hub import Hub, hub
 from games.live.sessions import Session
 from games.live.sse import (
@@ -223,6 +224,10 @@ class Lobby:
         # The followed games that ended, with when they did.
         self.over: dict[uuid.UUID, dt.datetime] = {}
         self.dropped: OrderedDict[uuid.UUID, None] = OrderedDict()
+        # The notes handed to the player's channel that this stream has written, and
+        # the friends it follows for them (`games.live.friends`).
+        self.notes_seen = mine.noted
+        self.friends: dict[str, str] = {}
 
     async def serve(self) -> None:
         player = self.player
@@ -230,6 +235,7 @@ class Lobby:
         open_ids, over_ids = await self.live.read(
             lambda: selectors.lobby_games(player, timezone.now())
         )
+        await self._follow_friends()
         # Seats heard of while the games were read are kept.
         self.mine.games |= frozenset(open_ids)
         body = await self._follow([*open_ids, *over_ids], discovered=False)
@@ -247,6 +253,11 @@ class Lobby:
                     if game_id not in self.followed and game_id not in self.dropped
                 ]
                 await _write(self.send, await self._follow(new, discovered=True))
+                continue
+            if self.mine.noted != self.notes_seen:
+                notes = await self._notes()
+                if notes:
+                    await _write(self.send, notes)
                 continue
             frames = await self._changes()
             if frames:
@@ -273,6 +284,31 @@ class Lobby:
                 return
             if not done:
                 await _write(self.send, b": ping\n\n")
+
+    async def _follow_friends(self) -> None:
+        """Follow the player's friends as they are now (at the opening, and when they
+        changed)."""
+        player_id = str(self.player.pk)
+        friends, online = await self.live.read(lambda: friends_of(player_id))
+        self.live.friends.unfollow(player_id, self.friends)
+        self.friends = friends
+        self.live.friends.follow(player_id, friends, online)
+
+    async def _notes(self) -> bytes:
+        """The frames of the notes this stream has not written yet. A note whose event
+        begins with "_" is for the stream alone: the player's friends changed."""
+        notes = [note for note in self.mine.notes if note[0] > self.notes_seen]
+        self.notes_seen = self.mine.noted
+        frames = []
+        refollow = False
+        for _, event, data in notes:
+            if event.startswith("_") or event == "friend_accepted":
+                refollow = True
+            if not event.startswith("_"):
+                frames.append(frame(event, data))
+        if refollow:
+            await self._follow_friends()
+        return b"".join(frames)
 
     async def _follow(self, game_ids: Iterable[uuid.UUID], *, discovered: bool) -> bytes:
         """Watch these games; the frames of what is news in them (discovered after
@@ -347,11 +383,13 @@ class Lobby:
             self.dropped.popitem(last=False)
 
     def unfollow_all(self) -> None:
-        """The stream ended: release every channel it holds."""
+        """The stream ended: release every channel it holds, and its friends."""
         for followed in self.followed.values():
             followed.holding.__exit__(None, None, None)
         self.followed.clear()
         self.over.clear()
+        self.live.friends.unfollow(str(self.player.pk), self.friends)
+        self.friends = {}
 
 
 def _sits_in(game: Game, player: Player) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -21,10 +22,13 @@ from games.live import hub as hub_module
 from games.live.channels import Channel, Snapshot, timed_delivery
 from games.live.hub import Attendance, Hub, hub
 from games.live.sessions import Session
+from games.live.talk import Preferences, Said, message_frame, recent_messages
+from games.live.talk import frames_for as talk_frames_for
 from games.models import Event, Game, Visibility
 from games.serializers import MAX_WAIT_SECONDS
 from players.auth import bearer_player
 from players.models import Player
+from players.social.selectors import talk_preferences
 from unoservice import metrics, stream_caps
 from unoservice.asgi_types import ASGIApp, Message, Receive, Scope, Send
 from unoservice.client_address import group_in, meta_of
@@ -33,6 +37,8 @@ from unoservice.fields import is_query_integer
 from unoservice.observability import name_exchange
 from unoservice.parsers import JSONRenderer
 from unoservice.throttling import WAKEUP_HEADER, WAKEUP_TOKEN
+
+log = logging.getLogger(__name__)
 
 # A client further behind than this gets a fresh view instead of the events.
 MAX_REPLAYED_EVENTS = 500
@@ -220,12 +226,15 @@ async def _serve(
     over, the client goes, the server stops or the token it was opened with stops
     working."""
     live = hub()
+    talk = channel.talk
     await send({"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS})
     opening = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
     delivered, frames = await _catch_up(channel, snapshot, watcher, resume)
     if not frames:  # resumed with nothing missed: the view all the same
         frames = Frames(channel, snapshot, watcher).view()
-    await _write(send, opening + frames)
+    said = await _recent_talk(live, channel, watcher)
+    talk_seen = talk.count
+    await _write(send, opening + frames + said)
     while True:
         # Checked before every wait: a change may have come while this stream was
         # writing (a slow client), with no future left to wake it.
@@ -236,6 +245,12 @@ async def _serve(
             await _write(send, frames)
             timed_delivery(channel, current, "game")
             continue
+        if talk.count > talk_seen:
+            new, talk_seen = talk.after(talk_seen), talk.count
+            said = talk_frames_for(new, await _talk_preferences(live, watcher))
+            if said:
+                await _write(send, said)
+            continue
         if _over(current):
             break
         # The server stops (the client reconnects elsewhere), or the token was replaced
@@ -244,9 +259,9 @@ async def _serve(
         if live.closing.done() or revoked(session):
             await live.end_stream(send)
             return
-        changed = channel.changed
+        changed, talked = channel.changed, talk.changed
         await asyncio.wait(
-            {changed, disconnected, *ended(session)},
+            {changed, talked, disconnected, *ended(session)},
             timeout=hub_module.HEAL_SECONDS,
             return_when=asyncio.FIRST_COMPLETED,
         )
@@ -255,10 +270,29 @@ async def _serve(
         if live.closing.done() or revoked(session):
             await live.end_stream(send)
             return
-        if not changed.done():
+        if not changed.done() and not talked.done():
             await _write(send, b": ping\n\n")
     await _write(send, Frames(channel, current, watcher).end())
     await send({"type": "http.response.body", "body": b""})
+
+
+async def _recent_talk(live: Hub, channel: Channel, watcher: access.Watcher) -> bytes:
+    """The table talk a stream's opening sends: the game's recent messages (after
+    the client's last, when it said) that reach the watcher."""
+    try:
+        await channel.talk.load(live.read, channel.game_id)
+        preferences = await _talk_preferences(live, watcher)
+    except Exception:  # the game's stream goes on without its talk
+        log.warning("could not read a game's table talk", exc_info=True)
+        return b""
+    return talk_frames_for(channel.talk.recent(watcher.messages_after), preferences)
+
+
+async def _talk_preferences(live: Hub, watcher: access.Watcher) -> Preferences | None:
+    """The watcher's choices of what table talk reaches them (None for staff)."""
+    if watcher.player is None:
+        return None
+    return await live.talk_readers.of(str(watcher.player.pk))
 
 
 def _over(snapshot: Snapshot) -> bool:
@@ -306,7 +340,20 @@ def opening(snapshot: Snapshot, watcher: access.Watcher, after: int | None) -> b
         events = selectors.events_between(snapshot.game.pk, after, snapshot.seq)
     body = catch_up_frames(frames, after, events) or frames.view()
     body = f"retry: {RETRY_MILLISECONDS}\n\n".encode() + body
-    return body + (frames.end() if _over(snapshot) else b"")
+    return body + _opening_talk(snapshot, watcher) + (frames.end() if _over(snapshot) else b"")
+
+
+def _opening_talk(snapshot: Snapshot, watcher: access.Watcher) -> bytes:
+    """`_recent_talk`, read in one go (synchronous)."""
+    recent = [
+        Said(n, message, message_frame(message))
+        for n, message in enumerate(recent_messages(snapshot.game.pk), start=1)
+        if watcher.messages_after is None or message["id"] > watcher.messages_after
+    ]
+    if watcher.player is None:
+        return talk_frames_for(recent, None)
+    hidden, hide = talk_preferences(str(watcher.player.pk))
+    return talk_frames_for(recent, Preferences(hidden, hide, 0.0))
 
 
 # -- the long poll -------------------------------------------------------------------------

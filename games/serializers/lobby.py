@@ -1,8 +1,9 @@
 """The lobby's bodies: creating a game, quick match, joining by code, adding a bot,
-and a game's summary as the lobby lists it."""
+a rematch and invites of friends, and a game's summary as the lobby lists it."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.core.validators import RegexValidator
@@ -22,7 +23,13 @@ from games.serializers.common import (
     seat_field,
     unrated_reason_field,
 )
-from games.services import DEFAULT_BOTS_AFTER, MAX_BOTS_AFTER, MIN_BOTS_AFTER
+from games.services import (
+    DEFAULT_BOTS_AFTER,
+    MAX_BOTS_AFTER,
+    MAX_INVITES_PER_GAME,
+    MAX_REMATCH_INVITES,
+    MIN_BOTS_AFTER,
+)
 from unoservice.fields import (
     MAX_EXACT_INTEGER,
     StrictBooleanField,
@@ -61,6 +68,12 @@ class GameCreateIn(StrictSerializer):
         "holders of its invite code",
     )
     rated = StrictBooleanField(default=True, help_text="whether the game counts for ratings")
+    free_text = StrictBooleanField(
+        required=False,
+        help_text="whether players may type free text at the table, beside the "
+        "catalogue's phrases and emotes; left out: true for a private game, false for a "
+        "public one",
+    )
 
 
 class MatchmakingIn(StrictSerializer):
@@ -127,6 +140,64 @@ JOIN_BY_CODE_EXAMPLES = [
         value={"code": "K7MQ-X2RP"},
         description="The code as the game's host passed it on; case, spaces and hyphens "
         "do not matter.",
+        request_only=True,
+    )
+]
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID as a JSON string (DRF would also take an integer)."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        value: uuid.UUID = super().to_internal_value(data)
+        return value
+
+
+class RematchIn(StrictSerializer):
+    invite = serializers.ListField(
+        child=StrictUUIDField(),
+        required=False,
+        max_length=MAX_REMATCH_INVITES,
+        help_text=f"ids of friends to invite to the rematch (at most {MAX_REMATCH_INVITES}), "
+        "as `POST /games/{id}/invites` does; those already seated there are left out",
+    )
+
+
+class InviteIn(StrictSerializer):
+    player = StrictUUIDField(help_text="the id of the friend to invite")
+
+
+class InviteOut(serializers.Serializer[Any]):
+    game = serializers.UUIDField()
+    player = PlayerRefOut(help_text="the friend invited")
+    by = PlayerRefOut(help_text="who invited them (the last to send the invite)")
+    created_at = serializers.DateTimeField(
+        help_text="when the invite was last sent: again at most once a minute, of at most "
+        f"{MAX_INVITES_PER_GAME} invites a game"
+    )
+
+
+INVITE_EXAMPLES = [
+    OpenApiExample(
+        "Invite a friend",
+        value={"player": "9a4d0c3b-51e2-4b7a-8f6d-0e2c4a1b9d77"},
+        description="A friend's id, as `GET /players/me/friends` lists it.",
+        request_only=True,
+    )
+]
+
+REMATCH_EXAMPLES = [
+    OpenApiExample(
+        "A rematch, with two friends invited",
+        value={
+            "invite": [
+                "9a4d0c3b-51e2-4b7a-8f6d-0e2c4a1b9d77",
+                "2e7b4c1d-83f0-4a96-b5d2-6c0e9f1a3b58",
+            ]
+        },
+        description="The body may be left out: a rematch without invites.",
         request_only=True,
     )
 ]

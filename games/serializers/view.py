@@ -114,6 +114,11 @@ class GameViewOut(serializers.Serializer[Any]):
         help_text="whether the game was made by quick match (`POST /matchmaking`), which "
         "starts it by itself once full"
     )
+    free_text = serializers.BooleanField(
+        help_text="whether players may type free text at the table, beside the "
+        "catalogue's phrases and emotes (the host's choice when creating the game; off in "
+        "quick-match games)"
+    )
     bots_at = serializers.DateTimeField(
         allow_null=True,
         help_text="while a quick-match game waits: when its empty seats go to greedy bots "

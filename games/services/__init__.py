@@ -1,8 +1,9 @@
 """The one door for every change to a game, by capability: `lobby` (create, join,
-start, leave, rematch), `matching` (quick match), `play` (moves), `timers` (bots,
-turn timeouts, pauses, the sweeper), `tickets` (the streams' one-time tickets, which
-change no game); `seating` and `saving` are what they share, and `notify` is what a
-change tells the live streams (`games.live.hub` listens).
+start, leave, rematch), `invites` (friends asked to a game), `matching` (quick
+match), `play` (moves), `timers` (bots, turn timeouts, pauses, the sweeper),
+`tickets` (the streams' one-time tickets, which change no game); `seating` and
+`saving` are what they share, and `notify` is what a change tells the live streams
+(`games.live.hub` listens).
 
 Each service is one transaction: it locks the game row first (``SELECT ... FOR
 UPDATE``), checks who asks and what phase the game is in, lets the engine decide,
@@ -13,6 +14,13 @@ Callers use the names below, as ``services.move_apply(...)``.
 """
 
 from games.services.common import PAUSE_FOR, REPLACEMENT_BOT, Outcome
+from games.services.invites import (
+    MAX_INVITES_PER_GAME,
+    MAX_REMATCH_INVITES,
+    RESEND_AFTER,
+    Invited,
+    game_invite,
+)
 from games.services.lobby import (
     INVITE_CODE_ATTEMPTS,
     bot_match_start,
@@ -62,12 +70,16 @@ __all__ = [
     "MATCHES",
     "MATCH_CANDIDATES",
     "MAX_BOTS_AFTER",
+    "MAX_INVITES_PER_GAME",
     "MAX_OPEN_GAMES",
+    "MAX_REMATCH_INVITES",
     "MIN_BOTS_AFTER",
     "PAUSE_FOR",
     "REPLACEMENT_BOT",
+    "RESEND_AFTER",
     "STREAM_TICKET_LIFETIME",
     "TIMER_SLACK",
+    "Invited",
     "MatchRequest",
     "Outcome",
     "Swept",
@@ -76,6 +88,7 @@ __all__ = [
     "game_abandon",
     "game_add_bot",
     "game_create",
+    "game_invite",
     "game_join",
     "game_leave",
     "game_pause_expire",

@@ -34,6 +34,7 @@ from games.models import (
     seating_entry,
 )
 from games.services.common import Outcome, _lock_game, _lock_game_for, _player, _round_of
+from games.services.invites import invite_to_rematch
 from games.services.saving import append_events, commit_change
 from games.services.seating import (
     _announce_seat,
@@ -47,6 +48,7 @@ from games.services.seating import (
     save_seat,
 )
 from players.models import Player
+from players.social import selectors as social
 from unoservice.errors import Forbidden, GameFull, InvalidRequest, NotFound, WrongPhaseError
 
 log = logging.getLogger(__name__)
@@ -67,12 +69,16 @@ def game_create(
     seed: int | None = None,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
+    free_text: bool | None = None,
     address: str | None = None,
 ) -> Outcome:
     """Create a waiting game with `host` at seat 0, who joined from `address` (the
     client address: `Game.networks`; None from code that seats nobody remote). Locks
     the host's player row, so that their count of open games cannot race past
     `MAX_OPEN_GAMES`.
+
+    `free_text`: whether its players may type free text at the table (None: the
+    default, on among the friends of a private game, off in a public one).
 
     `seed` fixes the deal, so whoever picks it can compute every hand: only staff may,
     unless the service runs with ``CLIENT_SEEDS`` (development). A private game gets
@@ -93,6 +99,7 @@ def game_create(
             host_plays=True,
             visibility=visibility,
             rated=rated,
+            free_text=visibility == Visibility.PRIVATE if free_text is None else free_text,
             address=address,
         )
 
@@ -108,6 +115,7 @@ def _game_insert(
     host_plays: bool,
     visibility: str = Visibility.PUBLIC,
     rated: bool = True,
+    free_text: bool = False,
     address: str | None = None,
 ) -> Outcome:
     """Insert a waiting game (in the caller's transaction); quick match builds its
@@ -134,6 +142,7 @@ def _game_insert(
         networks=_networks({}, [(host, address)] if host_plays else []),
         visibility=visibility,
         rated=rated,
+        free_text=free_text,
     )
     events: list[Event] = []
     if host_plays:
@@ -201,8 +210,10 @@ def game_join(
     """Seat `player` at the next free seat. Locks the game row.
 
     Joining a game one already sits in changes nothing. A private game is joined
-    with its code (`invited`: the caller found the game by it); to anyone else
-    not among its players it does not exist.
+    with its code (`invited`: the caller found the game by it) or by a friend's
+    invite (`GameInvite`); to anyone else not among its players it does not exist.
+    Neither does any game, to a player with a block (either way) between them and
+    one of the humans seated in it: word for word as an unknown id.
     """
     with transaction.atomic():
         game = _lock_game(game_id)
@@ -210,9 +221,10 @@ def game_join(
             return Outcome(game, [])
         # Not `privacy.conceal`: staff too join a private game with its code only.
         if game.visibility == Visibility.PRIVATE and not (
-            invited or privacy.is_player(game, player)
+            invited or privacy.is_player(game, player) or privacy.is_invited(game, player)
         ):
             raise NotFound("no such game")
+        _check_blocks(game, player)
         if game.status != GameStatus.WAITING:
             raise WrongPhaseError("the game has already started")
         if len(game.seating) >= game.max_players:
@@ -222,6 +234,15 @@ def game_join(
         joined = PlayerJoinedData(player=_player(player))
         events = _seat_next(game, player, None, "player_joined", joined)
     return Outcome(game, events)
+
+
+def _check_blocks(game: Game, player: Player) -> None:
+    """`NotFound`, as for an unknown id, when one of the humans seated in `game`
+    blocks `player` or is blocked by them: a blocked player learns nothing of the
+    games of who blocked them, and cannot sit down with them."""
+    seated = game.human_player_ids()
+    if seated and social.blockers_among(str(player.pk), seated):
+        raise NotFound("no such game")
 
 
 def game_add_bot(*, game_id: uuid.UUID, player: Player, strategy: str) -> Outcome:
@@ -311,16 +332,26 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
     return Outcome(game, events)
 
 
-def game_rematch(*, game_id: uuid.UUID, player: Player, address: str | None = None) -> Outcome:
+def game_rematch(
+    *,
+    game_id: uuid.UUID,
+    player: Player,
+    address: str | None = None,
+    invite: Sequence[str] = (),
+) -> Outcome:
     """The next game with the same settings as a game that is over, for one of its
     players: the first to ask creates it, hosts it and gets back the bots the game
     was created with; whoever asks later joins it (`game_join`). Answers with the
-    rematch.
+    rematch. The friends of `invite` are then invited to it as `game_invite` does
+    (`invite_to_rematch`: who already sits there is left out, and all of
+    them once it is full or has started); one who is not a friend refuses the
+    whole request.
 
     Locks the finished game's row first, so that players asking at once are served
     one after the other and the rematch is made once, recorded on that row with a
     `rematch_offered` event; then the caller's player row (the open-game cap) and,
-    when joining, the rematch's row.
+    when joining, the rematch's row; and, with invites, what `game_invite` locks
+    after the game's.
 
     Who may ask: a player who still holds their seat, or whose seat a bot holds
     after their timeouts (they never left); not a player who left. The game must
@@ -331,7 +362,11 @@ def game_rematch(*, game_id: uuid.UUID, player: Player, address: str | None = No
             raise WrongPhaseError("the game was abandoned before it started: nothing to replay")
         if game.rematch_id is not None:
             # One of the game's players: a private rematch is theirs to join too.
-            return game_join(game_id=game.rematch_id, player=player, invited=True, address=address)
+            joined = game_join(
+                game_id=game.rematch_id, player=player, invited=True, address=address
+            )
+            invite_to_rematch(joined.game, player, invite)
+            return joined
         _check_open_games(player)
         # The bots the game was created with, in their order. A bot that took over a
         # player's seat (its entry still names the player) does not come back: that
@@ -349,6 +384,7 @@ def game_rematch(*, game_id: uuid.UUID, player: Player, address: str | None = No
         offered = RematchOfferedData(game=str(rematch.pk), by=_player(player))
         item = engine.Event("rematch_offered", seat.seat, offered, _round_of(game))
         commit_change(game, None, [item], timezone.now(), fields=["rematch"])
+        invite_to_rematch(rematch, player, invite)
     return Outcome(rematch, created.events)
 
 
@@ -362,4 +398,5 @@ def _settings_of(game: Game) -> dict[str, Any]:
         "rules": game.rules,
         "visibility": game.visibility,
         "rated": game.rated,
+        "free_text": game.free_text,
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from games.services.seating import (
     _too_many_games,
 )
 from players.models import Player
+from players.social import selectors as social
 from unoservice import fastsql
 from unoservice.errors import Forbidden, InvalidRequest, ServiceError, WrongPhaseError
 
@@ -94,7 +95,8 @@ def match_find(
     exactly these settings that has room, or create one they host, whose empty seats
     go to bots `bots_after` seconds from now (None: never). A game this fills starts
     at once. A player already waiting in a quick-match game with these settings gets
-    it back, unchanged.
+    it back, unchanged. Two players with a block between them (either way) are
+    never seated in one game.
 
     Requests for the same settings are served one batch at a time, in one
     transaction per batch (`_match_batch`): the threads of this process that ask
@@ -134,7 +136,11 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
     before another is opened, and a player cannot be seated twice. Batches for other
     settings do not wait. Each game row is still locked, and its status and room
     checked again, because leaving, joining by id and the bots' timer change
-    quick-match games without the advisory lock."""
+    quick-match games without the advisory lock.
+
+    Nobody is seated with a player they block or who blocks them: the blocks among
+    the batch's players and the humans seated in those games are read in one query,
+    and a request goes to the first game where it has none (`_place`)."""
     with transaction.atomic():
         _lock_match(key)
         requests = take()
@@ -155,18 +161,15 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                 answers[request.player.pk] = refused
             else:
                 to_seat.append(request)
+        placed, fresh = _place(to_seat, games, _blocks_among(to_seat, games))
         with fastsql.pipelined():
-            for game in games:
-                room = game.max_players - len(game.seating)
-                group, to_seat = to_seat[:room], to_seat[room:]
+            for game, group in zip(games, placed, strict=True):
                 if group:
                     game.networks = _networks(game.networks, [(r.player, r.address) for r in group])
                     events = _seat_players(game, [r.player for r in group])
                     answers.update((r.player.pk, Outcome(game, events)) for r in group)
             built = []
-            while to_seat:
-                room = to_seat[0].max_players
-                group, to_seat = to_seat[:room], to_seat[room:]
+            for group in fresh:
                 built.append(_match_game_build(key, group))
                 outcome = built[-1].outcome
                 games.append(outcome.game)
@@ -181,6 +184,59 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                     known[game_id] = selectors.game_by_id(game_id)
                 answers[request.player.pk] = Outcome(known[game_id], [])
     return [answers[request.player.pk] for request in requests]
+
+
+def _blocks_among(requests: Sequence[MatchRequest], games: Sequence[Game]) -> dict[str, set[str]]:
+    """Who blocks whom, either way, among the players of `requests` and the humans
+    seated in `games`: each player's id with the ids they must not sit with, read in
+    one query (none when nobody is to be seated)."""
+    if not requests:
+        return {}
+    ids = {str(request.player.pk) for request in requests}
+    for game in games:
+        ids.update(game.human_player_ids())
+    apart: dict[str, set[str]] = {}
+    for pair in social.blocked_pairs(ids):
+        one, other = tuple(pair)
+        apart.setdefault(one, set()).add(other)
+        apart.setdefault(other, set()).add(one)
+    return apart
+
+
+def _place(
+    requests: Sequence[MatchRequest], games: Sequence[Game], apart: Mapping[str, set[str]]
+) -> tuple[list[list[MatchRequest]], list[list[MatchRequest]]]:
+    """Where each of `requests` sits, in order: in the first of `games` (the waiting
+    candidates, oldest first) with a free seat where nobody seated or placed before
+    has a block with it (`apart`), else in the first new game that has room and no
+    such player, else in one more new game. Returns the requests placed in each of
+    `games`, and the groups of the new games (each hosted by its first). Without
+    blocks, this fills the candidates one after the other, then new games."""
+    members = [set(game.human_player_ids()) for game in games]
+    rooms = [game.max_players - len(game.seating) for game in games]
+    placed: list[list[MatchRequest]] = [[] for _ in games]
+    fresh: list[list[MatchRequest]] = []
+    fresh_members: list[set[str]] = []
+    nobody: set[str] = set()
+    for request in requests:
+        player_id = str(request.player.pk)
+        kept_from = apart.get(player_id, nobody)
+        for n in range(len(games)):
+            if rooms[n] > 0 and kept_from.isdisjoint(members[n]):
+                placed[n].append(request)
+                members[n].add(player_id)
+                rooms[n] -= 1
+                break
+        else:
+            for group, ids in zip(fresh, fresh_members, strict=True):
+                if len(group) < request.max_players and kept_from.isdisjoint(ids):
+                    group.append(request)
+                    ids.add(player_id)
+                    break
+            else:
+                fresh.append([request])
+                fresh_members.append({player_id})
+    return placed, fresh
 
 
 @dataclass

@@ -17,7 +17,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-CHANNEL = "uno_game"
+from unoservice.notices import CHANNEL
+
 PLAYER_PREFIX = "player "
 REVOKE_PREFIX = "revoke "
 

@@ -9,7 +9,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # What a player can be told, each one switched on or off in their settings.
-KINDS = ("your_turn", "match_found", "rematch_offered", "game_finished", "seat_taken_over")
+KINDS = (
+    "your_turn",
+    "match_found",
+    "rematch_offered",
+    "game_finished",
+    "seat_taken_over",
+    "game_invite",
+)
 # Web Push services take 4 KB of payload; a notification is kept well under it.
 MAX_PAYLOAD_BYTES = 3072
 

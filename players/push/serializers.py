@@ -30,6 +30,7 @@ KIND_HELP = {
     "rematch_offered": "another player asked for a rematch of a game you played",
     "game_finished": "a game you played has ended",
     "seat_taken_over": "a bot took your seat after your timeouts (with how to take it back)",
+    "game_invite": "a friend invited you to a game",
 }
 
 
@@ -156,6 +157,7 @@ class NotificationSettingsOut(serializers.Serializer[Any]):
     rematch_offered = serializers.BooleanField(help_text=_help("rematch_offered"))
     game_finished = serializers.BooleanField(help_text=_help("game_finished"))
     seat_taken_over = serializers.BooleanField(help_text=_help("seat_taken_over"))
+    game_invite = serializers.BooleanField(help_text=_help("game_invite"))
 
 
 class NotificationSettingsIn(StrictSerializer):
@@ -164,6 +166,7 @@ class NotificationSettingsIn(StrictSerializer):
     rematch_offered = StrictBooleanField(required=False, help_text=_help("rematch_offered"))
     game_finished = StrictBooleanField(required=False, help_text=_help("game_finished"))
     seat_taken_over = StrictBooleanField(required=False, help_text=_help("seat_taken_over"))
+    game_invite = StrictBooleanField(required=False, help_text=_help("game_invite"))
 
 
 class WebPushConfigOut(serializers.Serializer[Any]):

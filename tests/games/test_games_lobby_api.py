@@ -29,6 +29,7 @@ VIEW_KEYS = {
     "rules",
     "visibility",
     "rated",
+    "free_text",
     "unrated_reason",
     "invite_code",
     "created_at",

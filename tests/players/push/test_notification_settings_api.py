@@ -14,6 +14,7 @@ DEFAULTS = {
     "rematch_offered": True,
     "game_finished": False,
     "seat_taken_over": True,
+    "game_invite": True,
 }
 
 
