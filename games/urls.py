@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.api import invites, lobby, log, play, profiles, streams
+from games.api import invites, lobby, log, play, profiles, streams, talk
 
 # Django tries the patterns in order, each a regular expression: a move, the API's most
 # frequent request that Django serves (view reads are answered before it,
@@ -21,6 +21,9 @@ urlpatterns = [
     path("games/<str:game_id>/resume", play.GameResumeView.as_view(), name="game-resume"),
     path("games/<str:game_id>/rematch", lobby.GameRematchView.as_view(), name="game-rematch"),
     path("games/<str:game_id>/invites", invites.GameInvitesView.as_view(), name="game-invites"),
+    path("games/<str:game_id>/messages", talk.GameMessagesView.as_view(), name="game-messages"),
+    path("games/<str:game_id>/reports", talk.GameReportsView.as_view(), name="game-reports"),
+    path("talk/catalogue", talk.CatalogueView.as_view(), name="talk-catalogue"),
     path("games/<str:game_id>/events", log.GameEventsView.as_view(), name="game-events"),
     path("games/<str:game_id>/stream", streams.GameStreamView.as_view(), name="game-stream"),
     path(

@@ -23,7 +23,6 @@ urlpatterns = [
     path("api/v1/", include(game_urls.player_urlpatterns)),
     path("api/v1/", include("players.social.urls")),
     path("api/v1/", include("games.social.urls")),
-    path("api/v1/", include("games.talk.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SwaggerDocsView.as_view(url_name="schema"), name="docs"),
     path("api/v1/redoc/", RedocDocsView.as_view(url_name="schema"), name="redoc"),

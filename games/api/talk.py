@@ -1,9 +1,6 @@
 """Table talk over HTTP: the catalogue, a table's messages (said and read), and
 reports to staff. Each view finds the game as every read does (`readable`: a
-private game's spectator shows its invite code) before it judges the body.
-
-Nothing here imports the games' views or serializers: they import the games'
-models, which load this package."""
+private game's spectator shows its invite code) before it judges the body."""
 
 from __future__ import annotations
 
@@ -17,15 +14,9 @@ from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from games import reading
-from games import selectors as game_selectors
-from games.models import Game
-from games.talk import messages, reports, selectors
-from games.talk import openapi_text as text
-from games.talk.catalogue import catalogue_json
-from games.talk.serializers import (
-    GAME_ID,
-    INVITE_CODE,
+from games.api.common import readable, validated
+from games.serializers.common import GAME_ID, INVITE_CODE
+from games.serializers.talk import (
     MESSAGE_EXAMPLES,
     MESSAGE_IN,
     REPORT_EXAMPLES,
@@ -38,32 +29,13 @@ from games.talk.serializers import (
     ReportIn,
     ReportOut,
 )
+from games.talk import messages, reports, selectors
+from games.talk import openapi_text as text
+from games.talk.catalogue import catalogue_json
 from players.auth import current_player
 from unoservice.idempotency.http import idempotent
 from unoservice.schema import COMMON_HEADERS, IDEMPOTENT_HEADERS, error_responses
 from unoservice.throttling import AnonymousRateThrottle, PlayerRateThrottle
-
-
-def readable(request: Request, game_id: object) -> Game:
-    """The game, when the caller may see it (`games.privacy`, as every read of a game
-    asks it: a private game's spectator sends its invite code as `code`); else
-    `NotFound`, as for an unknown id."""
-    game = game_selectors.game_get(game_id)
-    player = current_player(request)
-    reading.admit(
-        game,
-        player=player,
-        staff=player.is_staff,
-        code=request.query_params.get("code"),
-        meta=request.META,
-    )
-    return game
-
-
-def validated(serializer_class: type, data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class ReportRateThrottle(PlayerRateThrottle):

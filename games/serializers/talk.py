@@ -7,16 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
-from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema_field,
 )
 from rest_framework import serializers
 
+from games.serializers.common import component
 from games.talk.catalogue import EMOTES, PHRASES
 from games.talk.masking import MAX_TEXT_LENGTH
 from games.talk.messages import text_problem
@@ -31,34 +29,6 @@ from unoservice.schema import (
 
 # What a text field takes before trimming: the whitespace around text is dropped.
 MAX_TYPED_LENGTH = 1000
-
-# The path and query parameters, as the game endpoints describe theirs. (Table talk
-# imports nothing of the games' serializers and views, which import the games'
-# models, which load this package: no import circle through them.)
-GAME_ID = OpenApiParameter(
-    "game_id",
-    OpenApiTypes.UUID,
-    OpenApiParameter.PATH,
-    description="the game's id (a malformed one is a game that does not exist: 404)",
-)
-INVITE_CODE = OpenApiParameter(
-    "code",
-    str,
-    description="a private game's invite code, for a spectator who is not one of its "
-    "players (read as `POST /games/join` reads it); without it, or with a wrong one, a "
-    "private game is 404, and wrong codes are rate limited. Ignored for public games",
-)
-
-
-def component(auto_schema: Any, name: str, schema: dict[str, Any]) -> dict[str, str]:
-    """Register `schema` as the component `name` and refer to it (as the games'
-    serializers do: a named component keeps drf-spectacular's enum naming from
-    merging it with other fields of the same name)."""
-    resolved = ResolvedComponent(
-        name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema
-    )
-    auto_schema.registry.register_on_missing(resolved)
-    return dict(resolved.ref)
 
 
 @extend_schema_field(
