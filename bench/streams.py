@@ -3,6 +3,7 @@ one game played beside them.
 
     python -m bench.streams --spawn --streams 2000 [--json]          # its own server
     python -m bench.streams --spawn --streams 2000 --long-polls 2000 --json
+    python -m bench.streams --spawn --streams 2000 --chat [--chat-tables 20] --json
     python -m bench.streams --url http://127.0.0.1:8000 --server-pid PID --streams 2000
     python -m bench.streams --restart-storm --streams 10000 [--handover stop-start]
 
@@ -39,6 +40,16 @@ Streams (``GET /games/{id}/stream``), in this order:
    for that delivery (or `DELIVERY_TIMEOUT`, counted as missed), as the other
    phone would, so one delivery does not queue behind the next move.
 7. A stream that the server ends before the bench closes it is `dropped`.
+
+`--chat` (bench/chat.py) plays step 6 twice, the same moves and deals: first as
+above (the top-level figures), then with table talk (`with_chat`). The played game's
+two players each say a catalogue phrase or emote at the allowed rate (5 per 10 s per
+player and table) while they play, and so does one seated player of each of
+`--chat-tables` quiet games (default: every one, so 2,000 streams make 100 senders,
+50 messages a second, each going out to 20 open streams). `chat` has what was
+said (sent, accepted, refused with 429), the played game's messages lost or
+duplicated on the other player's stream, the share of their messages the quiet
+streams got, the CPU each run used, and the ratios with / without talk.
 
 `--long-polls N` runs the same check with N waiting long polls
 (``GET /events?after=<last_seq>&wait=<--poll-wait>``, issued again when answered)
@@ -80,11 +91,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bench import serve
 from bench.load import API, actor_of, move_request, percentile
+
+if TYPE_CHECKING:
+    from bench.chat import PlayedTalk
 
 PER_GAME = 20
 SETUP_CONNECTIONS = 8
@@ -531,6 +545,8 @@ class Stream:
         self.ended = False  # `event: end` came
         self.failed = False
         self.pings = 0
+        # Table talk's frames (their data and when they came), for bench/chat.py.
+        self.on_message: Callable[[str, float], None] | None = None
 
     async def run(self) -> None:
         started = time.perf_counter()
@@ -576,6 +592,10 @@ class Stream:
                 self.tally.open(now - started)
         elif frame.event == "end":
             self.ended = True
+        elif frame.event == "message":
+            # Table talk: no id, and no event of the game.
+            if self.on_message is not None:
+                self.on_message(frame.data, now)
         elif frame.id is not None and self.timeline is not None:
             self.timeline.saw(frame.id, now)
 
@@ -766,6 +786,7 @@ class Play:
     errors: Counter[str] = field(default_factory=Counter)
     games: int = 0
     finished: int = 0
+    last_written: float = 0.0  # perf_counter() when the last move was sent
 
     def figures(self, prefix: str = "") -> dict[str, Any]:
         return {
@@ -784,11 +805,16 @@ class Play:
 
 
 async def play(
-    target: Target, moves: int, via: str, seed: int | None, poll_wait: int = POLL_WAIT
+    target: Target,
+    moves: int,
+    via: str,
+    seed: int | None,
+    poll_wait: int = POLL_WAIT,
+    talk: PlayedTalk | None = None,
 ) -> Play:
     """Play 2-player single-round games as both players until `moves` moves were
     made, each player watching through a stream (`via` "stream") or a long poll
-    ("poll")."""
+    ("poll"); with `talk`, the players talk at each table while they play."""
     result = Play()
     conn = Http(target)
     try:
@@ -819,13 +845,19 @@ async def play(
                 ]
                 timelines = [w.timeline for w in watchers]
             tasks = [asyncio.ensure_future(w.run()) for w in watchers]
+            finished = result.finished
             try:
                 if via == "stream":
                     await asyncio.wait_for(tally.settled.wait(), REQUEST_TIMEOUT)
                     if tally.errors:
                         raise SetupError(f"the played game's streams: {dict(tally.errors)}")
+                if talk is not None:
+                    talk.open_table(game_id, tokens, watchers)
                 await play_one(conn, game_id, view, tokens, timelines, moves, result)
             finally:
+                if talk is not None:
+                    over = result.finished > finished
+                    await talk.close_table(result.last_written if over else None)
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
@@ -873,6 +905,7 @@ async def play_one(
             view = await call(conn, "GET", f"{API}/games/{game_id}", token=tokens[actor])
             continue
         result.move_latencies.append(answered - sent[0])
+        result.last_written = sent[0]
         if data["events"]:
             seen = await timelines[1 - actor].time_of(data["events"][0]["seq"], DELIVERY_TIMEOUT)
             if seen is None:
@@ -899,8 +932,17 @@ def met(value: float | None, limit: float, strict: bool = True) -> bool | None:
 
 
 async def stream_phase(
-    target: Target, probe: Probe, count: int, per_game: int, idle: float, moves: int, seed: Any
+    target: Target,
+    probe: Probe,
+    count: int,
+    per_game: int,
+    idle: float,
+    moves: int,
+    seed: Any,
+    chat: int | None = None,
 ) -> dict[str, Any]:
+    """`chat`: play the played phase again with table talk, with that many quiet
+    games talking (bench/chat.py)."""
     slots = await quiet_games(target, count, per_game)
     alone = await play(target, moves, "stream", seed) if moves else Play()
     baseline = await probe.tps(idle)
@@ -926,7 +968,19 @@ async def stream_phase(
         with_streams = await probe.tps(idle)
         pings_idle = (sum(s.pings for s in streams) - pings) / (time.monotonic() - idle_started)
         idle_memory = probe.memory()
-        played = await play(target, moves, "stream", seed) if moves else Play()
+        if chat is not None:
+            from bench import chat as table_talk
+
+            played, chatted, talk = await table_talk.played_twice(
+                target,
+                probe,
+                slots,
+                streams,
+                chat,
+                lambda t: play(target, moves, "stream", seed, talk=t),
+            )
+        else:
+            played = await play(target, moves, "stream", seed) if moves else Play()
         still_open = sum(s.opened.is_set() and not s.failed for s in streams)
     finally:
         await close_all(tasks)
@@ -956,6 +1010,8 @@ async def stream_phase(
         **played.figures(),
         "played_alone": alone.figures(),
     }
+    if chat is not None:
+        result.update(table_talk.figures(played, chatted, talk))
     everything_open = tally.opened == count and not tally.dropped and still_open == count
     result["targets_met"] = {
         "all_open_none_dropped": everything_open,
@@ -1080,7 +1136,14 @@ def phase(
     try:
         if kind == "streams":
             coroutine = stream_phase(
-                target, probe, args.streams, args.per_game, args.idle_seconds, args.moves, seed
+                target,
+                probe,
+                args.streams,
+                args.per_game,
+                args.idle_seconds,
+                args.moves,
+                seed,
+                chat_tables(args),
             )
         else:
             coroutine = poll_phase(
@@ -1220,6 +1283,7 @@ def report(result: dict[str, Any]) -> str:
             f"{r['db_tps_idle_with_streams']}/s with them ({r['idle_seconds']} s each); "
             f"{r['pings_per_stream_minute_idle']} pings a minute per idle stream",
             *played(r, "stream"),
+            *(chat_report_lines(r) if r.get("chat") else []),
             "targets:   " + ", ".join(f"{k} {mark(v)}" for k, v in result["targets_met"].items()),
         ]
     polls = result.get("long_polls")
@@ -1243,6 +1307,21 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def chat_tables(args: argparse.Namespace) -> int | None:
+    """How many quiet games talk with --chat (None: no talk)."""
+    if not args.chat:
+        return None
+    games: int = math.ceil(args.streams / args.per_game)
+    asked: int | None = args.chat_tables
+    return games if asked is None else min(asked, games)
+
+
+def chat_report_lines(result: dict[str, Any]) -> list[str]:
+    from bench import chat
+
+    return chat.report_lines(result)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the server under test")
@@ -1261,6 +1340,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--poll-wait", type=int, default=POLL_WAIT, help="a long poll's wait")
     parser.add_argument("--seed", type=int, default=1, help="with --spawn: the played deals")
+    parser.add_argument(
+        "--chat",
+        action="store_true",
+        help="play the streams' played phase again with table talk on (bench/chat.py)",
+    )
+    parser.add_argument(
+        "--chat-tables",
+        type=int,
+        default=None,
+        help="with --chat: how many quiet games talk, one sender each (default: all)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--spawn",
@@ -1289,6 +1379,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--streams, --long-polls and --moves must be >= 0, --idle-seconds > 0")
     if not args.streams and not args.long_polls:
         parser.error("nothing to do: --streams and --long-polls are both 0")
+    if args.chat and not (args.streams and args.moves):
+        parser.error("--chat needs --streams and --moves")
+    if args.chat_tables is not None and args.chat_tables < 0:
+        parser.error("--chat-tables must be >= 0")
     if args.per_game < 1 or not 1 <= args.poll_wait <= 30:
         parser.error("--per-game must be positive and --poll-wait 1-30")
 

@@ -40,6 +40,14 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 VAPID_SUBJECT = "mailto:push-tests@uno.example.com"
 MOST_TOKEN_SECONDS = 24 * 3600
+# What a served service needs to push here: plain HTTP allowed, and a turn left
+# sitting this long pushed.
+NOTIFY_AFTER_SECONDS = 4
+PUSH_ENV = {
+    "NOTIFY_AFTER_SECONDS": str(NOTIFY_AFTER_SECONDS),
+    "PUSH_ALLOW_HTTP": "true",
+    "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
+}
 
 
 def b64url(raw: bytes) -> str:

@@ -203,7 +203,7 @@ INVITE = Described(
     summary="Invite a friend to this game",
     description="A player seated in a waiting game with a free seat invites one of "
     "their friends to it: the friend's lobby stream gets `game_invite` and their "
-    "devices a `game_invite` push (unless they follow the lobby from a stream, or turned "
+    "devices a `game_invite` push (unless they turned "
     "that kind off). The invite lets the friend see the game and join it by id "
     "(`POST /games/{id}/join`) without its code, private or not. Answers 201 with the "
     "invite; inviting the same friend again answers 200 with it, told again at most once "

@@ -1,8 +1,7 @@
 """Invites of friends to a game: a seated player asks a friend to a waiting game that
 has room. The invite is stored (`GameInvite`: it lets the friend see the game and
 join it without its code, `games.privacy`), told on the friend's lobby stream (a
-note, `unoservice.notices`) and pushed to their devices unless a lobby stream of
-theirs is open."""
+note, `unoservice.notices`) and pushed to their devices, a lobby stream open or not."""
 
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from games.talk.models import GameInvite
 from players import push
 from players.models import Player
 from players.social import selectors as social
-from unoservice import notices, presence
+from unoservice import notices
 from unoservice.errors import (
     AlreadySeated,
     Forbidden,
@@ -127,8 +126,8 @@ def _invite(game: Game, by: Player, friend_id: str) -> Invited:
 
 def _tell(game: Game, invite: GameInvite) -> None:
     """Tell the invited friend, once the transaction commits: a `game_invite` note to
-    their lobby streams and, unless they follow the lobby from a stream (which shows
-    the note), a push."""
+    their lobby streams and a push to their devices (unless they turned the kind off,
+    which delivering the push checks)."""
     by = player_ref(invite.by)
     private = game.visibility == Visibility.PRIVATE
     notices.note(
@@ -143,7 +142,10 @@ def _tell(game: Game, invite: GameInvite) -> None:
             "max_players": game.max_players,
         },
     )
-    if not push.enabled() or presence.follows(invite.player_id, presence.LOBBY):
+    # Pushed even while a lobby stream of theirs is open: that stream may sit in a
+    # background tab or on another device, which is no player looking at it, and the
+    # phone is where an invite is most often seen.
+    if not push.enabled():
         return
     # As every push text, with the tag: it stands alone, with no table to tell two
     # Anns apart.

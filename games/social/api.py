@@ -16,7 +16,7 @@ from games.social import openapi_text as text
 from games.social.selectors import friends_games, game_shown
 from games.social.serializers import IN_GAME, OFFLINE, ONLINE, FriendsOut
 from players.auth import current_player
-from players.social import codes, friends, selectors
+from players.social import friends, selectors
 from players.social.common import player_ref
 from players.social.serializers import request_received_json, request_sent_json
 from unoservice import presence
@@ -42,7 +42,7 @@ class FriendsView(APIView):
                 ],
                 "outgoing": [request_sent_json(r) for r in selectors.requests_sent(player.pk)],
                 "code": code,
-                "link": codes.link(code),
+                "link": friends.friend_link(code),
                 "caps": {"friends": friends.MAX_FRIENDS, "outgoing": friends.MAX_PENDING_SENT},
             }
         )

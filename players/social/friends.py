@@ -21,10 +21,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from players.models import Player
-from players.social import codes
 from players.social.common import NO_SUCH_PLAYER, lock_pair, not_self, player_ref, reachable
 from players.social.models import Block, FriendRequest, Friendship
-from unoservice import notices
+from unoservice import codes, notices
 from unoservice.errors import NotFound, TooManyFriendRequests, TooManyFriends
 
 # Friends one player may have: a circle, not an audience.
@@ -34,6 +33,8 @@ MAX_PENDING_SENT = 100
 # Draws of a friend code before giving up (a collision is one in 8.5e11 per player).
 _CODE_DRAWS = 5
 
+# The web client's page that sends a friend request to the code's player.
+FRIEND_LINK_PREFIX = "/play/friends/"
 REQUESTED = "requested"
 FRIENDS = "friends"
 
@@ -62,6 +63,11 @@ def friend_code_get(*, player_id: uuid.UUID) -> str:
         if player.friend_code:
             return player.friend_code
         return _draw_code(player)
+
+
+def friend_link(code: str) -> str:
+    """The web client's path that opens a friend request to the code's player."""
+    return FRIEND_LINK_PREFIX + code
 
 
 def friend_code_renew(*, player_id: uuid.UUID) -> str:

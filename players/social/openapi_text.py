@@ -3,7 +3,8 @@ OpenAPI schema."""
 
 from __future__ import annotations
 
-from players.social import blocks, codes, friends, mutes
+from players.social import blocks, friends, mutes
+from unoservice import codes
 from unoservice.schema import Described
 
 HIDDEN = (

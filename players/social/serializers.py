@@ -11,9 +11,10 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from players.serializers import tag_field
-from players.social import blocks, codes, friends
+from players.social import blocks, friends
 from players.social.common import player_ref
 from players.social.models import Block, FriendRequest, TalkMute
+from unoservice import codes
 from unoservice.fields import StrictBooleanField, StrictCharField, StrictSerializer
 
 CODE_HELP = (
@@ -137,7 +138,7 @@ class TableTalkOut(serializers.Serializer[Any]):
 
 
 def friend_code_json(code: str) -> dict[str, Any]:
-    return {"code": code, "link": codes.link(code)}
+    return {"code": code, "link": friends.friend_link(code)}
 
 
 def asked_json(asked: friends.Asked) -> dict[str, Any]:

@@ -7,10 +7,11 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
-from bench import stream_storm, streams
+from bench import chat, stream_storm, streams
 from bench.serve import BASE_DIR
 from tests.support import database_url_named
 
@@ -34,6 +35,8 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
         "2",
         "--moves",
         "10",
+        # The played phase again with table talk at the played game and the quiet one.
+        "--chat",
         "--idle-seconds",
         "2",
         # The idle figures' exactness is the benchmark's, not the smoke test's.
@@ -75,6 +78,23 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
     assert polls["targets_met"]["all_waiting_none_dropped"] is True
     assert polls["moves"] == polls["deliveries"] == 10
     assert polls["delivery_missed"] == 0
+    with_chat = result["with_chat"]
+    assert with_chat["moves"] == with_chat["deliveries"] == 10
+    assert with_chat["delivery_missed"] == 0
+    assert with_chat["move_errors"] == {}
+    talk = result["chat"]
+    assert talk["ratios"]["delivery_p99_ms"] > 0
+    assert talk["accepted"] > 0
+    assert talk["sent"] == talk["accepted"] + talk["refused"]
+    played_talk, quiet_talk = talk["played_game"], talk["quiet_games"]
+    assert played_talk["accepted"] > 0
+    assert played_talk["errors"] == quiet_talk["errors"] == {}
+    # Every message a player said reached the other player's stream, once.
+    assert played_talk["delivered"] == played_talk["accepted"]
+    assert played_talk["lost"] == played_talk["duplicated"] == 0
+    assert quiet_talk["senders"] == 1
+    assert quiet_talk["received"] == quiet_talk["expected"]
+    assert quiet_talk["duplicated"] == 0
     problems = result["server_log_problems"]["streams"]
     assert not [line for line in problems if "WARNING" not in line], problems
 
@@ -144,6 +164,43 @@ def test_server_sent_events_are_parsed_across_reads():
         ("card_played", 5, "{}"),
     ]
     assert parser.feed(b"nd\ndata: {}\n\n")[0].event == "end"
+
+
+def test_a_table_talk_frame_reaches_the_stream_listener_and_is_no_game_event():
+    timeline = streams.Timeline()
+    stream = streams.Stream(None, "g", "t", streams.Tally(1), timeline)  # type: ignore[arg-type]
+    ear = chat.Heard()
+    stream.on_message = ear
+    frames = streams.SseParser().feed(
+        b'event: message\ndata: {"id": 7, "kind": "emote"}\n\n'
+        b'event: message\ndata: {"id": 7, "kind": "emote"}\n\n'
+        b"id: 12\nevent: card_played\ndata: {}\n\n"
+    )
+    for frame in frames:
+        stream._frame(frame, 1.5, 1.0)
+    assert set(ear.first) == {7}
+    assert ear.repeats[7] == 1
+    assert timeline.seqs == [12]
+    assert not stream.opened.is_set()
+
+
+def test_a_talker_keeps_to_the_windows_rate_and_out_of_their_last_moments():
+    window = chat.WINDOW_SECONDS
+    for offset in chat.offsets(7):
+        pace = chat.Pace(offset)
+        sent_at, now = [], 1_000_003.7
+        if pace.room_now(now):
+            sent_at.append(now)
+            pace.sent(now)
+        while len(sent_at) < 40:
+            slot = pace.next_slot(now)
+            sent_at.append(slot)
+            pace.sent(slot)
+            now = slot + 0.02  # the message's round trip
+        per_window = Counter(int(at // window) for at in sent_at)
+        assert max(per_window.values()) == chat.PER_WINDOW
+        assert all(at % window <= window - chat.MARGIN for at in sent_at)
+        assert sent_at == sorted(sent_at)
 
 
 def test_the_played_seat_prefers_its_first_play_and_calls_uno():

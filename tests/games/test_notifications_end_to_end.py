@@ -6,45 +6,17 @@ tests/push_service.py). Two humans play; Bob's browser is subscribed."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 
 from tests.games.live.test_stream import Reader
-from tests.push_service import PushRequest, PushService
-from tests.served import Client, Served, serving, shared_cache_url
+from tests.push_service import NOTIFY_AFTER_SECONDS, PushRequest, PushService
+from tests.served import Answer, Client, Served, shared_cache_url
 from tests.support import wait_until
-from tests.workers import WITH_A_WORKER, CeleryProcesses, purge_broker
+from tests.workers import WITH_A_WORKER
 
 pytestmark = WITH_A_WORKER
-
-NOTIFY_AFTER_SECONDS = 4
-PUSH_ENV = {
-    "NOTIFY_AFTER_SECONDS": str(NOTIFY_AFTER_SECONDS),
-    "PUSH_ALLOW_HTTP": "true",
-    "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
-}
-
-
-@pytest.fixture
-def service(tmp_path: Path, push_service: PushService) -> Iterator[Served]:
-    """The server and a worker, both with the push service's VAPID keys (set in the
-    environment by the `push_service` fixture) and one shared cache."""
-    purge_broker()
-    env = {**PUSH_ENV, "CACHE_URL": shared_cache_url()}
-    for folder in ("api", "celery"):
-        (tmp_path / folder).mkdir()
-    with serving(tmp_path / "api", env) as served:
-        workers = CeleryProcesses(tmp_path / "celery", think_seconds=0.0)
-        workers.env.update(env)
-        workers.start_worker()
-        try:
-            yield served
-        finally:
-            workers.stop()
 
 
 def view(player: Client, game_id: str) -> dict[str, Any]:
@@ -57,20 +29,26 @@ def actor(game: dict[str, Any]) -> int:
     return game["pending"]["seat"] if game["pending"] else game["current_seat"]  # type: ignore[no-any-return]
 
 
-def move_once(player: Client, game_id: str) -> dict[str, Any]:
-    """One move of `player`, who is to act: a play if they have one, else what ends
-    their turn (a draw, then a pass)."""
+def send_a_move(player: Client, game_id: str) -> tuple[int, Answer]:
+    """`player`, who is to act, reads their view and sends a legal move with the
+    version they read: a play if they have one (calling UNO with their second last
+    card), else what ends their turn or settles a decision. The version read and
+    the answer."""
     game = view(player, game_id)
     moves = game["you"]["legal_moves"]
     move = next((m for m in moves if m["action"] == "play"), None)
     move = move or next(m for m in moves if m["action"] not in ("call_uno", "catch_uno"))
     if move["action"] in ("challenge", "accept"):
         body = {"version": game["version"], "challenge": move["action"] == "challenge"}
-        answer = player.post(f"/games/{game_id}/challenge", body)
-    else:
-        if move["action"] == "play" and len(game["you"]["hand"]) == 2:
-            move = {**move, "uno": True}
-        answer = player.post(f"/games/{game_id}/moves", move)
+        return game["version"], player.post(f"/games/{game_id}/challenge", body)
+    if move["action"] == "play" and len(game["you"]["hand"]) == 2:
+        move = {**move, "uno": True}
+    return game["version"], player.post(f"/games/{game_id}/moves", move)
+
+
+def move_once(player: Client, game_id: str) -> dict[str, Any]:
+    """One move of `player`, who is to act (`send_a_move`); the game after it."""
+    _, answer = send_a_move(player, game_id)
     assert answer.status == 200, answer.body
     return answer.body["game"]  # type: ignore[no-any-return]
 
@@ -99,10 +77,10 @@ def follows(game_id: str, player_id: str) -> bool:
 
 
 def test_a_player_away_is_pushed_their_turn_and_one_at_the_table_only_when_they_let_it_sit(
-    service: Served, push_service: PushService
+    served_with_push: Served, push_service: PushService
 ) -> None:
-    ann = service.client().sign_up("Ann")
-    bob = service.client().sign_up("Bob")
+    ann = served_with_push.client().sign_up("Ann")
+    bob = served_with_push.client().sign_up("Bob")
     bob_id = bob.get("/players/me").body["id"]
     device = push_service.device_body()
     subscription = device["subscription"]["endpoint"].rsplit("/", 1)[-1]
@@ -133,7 +111,7 @@ def test_a_player_away_is_pushed_their_turn_and_one_at_the_table_only_when_they_
 
     # With his stream open, his next turn is pushed only once he lets it sit.
     stream = Reader(
-        f"{service.url}/api/v1/games/{game_id}/stream",
+        f"{served_with_push.url}/api/v1/games/{game_id}/stream",
         {"Authorization": f"Bearer {bob.token}", "Accept": "text/event-stream"},
     )
     stream.until_view()

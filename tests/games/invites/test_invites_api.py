@@ -367,17 +367,23 @@ def test_no_push_to_a_friend_who_turned_game_invite_off(
     assert push_service.received() == []
 
 
-def test_no_push_to_a_friend_who_follows_the_lobby_from_a_stream(
+def test_a_friend_who_follows_the_lobby_from_a_stream_is_pushed_too(
     host, guest, friends, push_service, push_tasks, django_capture_on_commit_callbacks, notes
 ):
     subscribe(guest, push_service)
     cache.set(presence.follow_key(presence.LOBBY, guest.player.pk), 1, 60)
+    assert presence.follows(guest.player.pk, presence.LOBBY)
 
-    invite_and_deliver(host, guest, push_tasks, django_capture_on_commit_callbacks)
+    game_id, results = invite_and_deliver(
+        host, guest, push_tasks, django_capture_on_commit_callbacks
+    )
 
-    assert push_tasks.sent == []
-    assert push_service.received() == []
     assert [event for _, event, _ in notes] == ["game_invite"]  # the stream tells them
+    assert results == [1]  # and so does their device
+    [received] = push_service.wait_for(1)
+    assert received.payload is not None
+    assert received.payload["kind"] == "game_invite"
+    assert received.payload["game"] == game_id
 
 
 def test_no_push_is_queued_when_push_is_not_configured(

@@ -117,25 +117,35 @@ def weak_move(moves: list[dict[str, Any]], hand: int) -> dict[str, Any]:
 
 def play_out(game_id: str, strong: Account, weak: Account) -> dict[str, Any]:
     """Play the running game to its end over HTTP; bots (a seat a player left) move
-    through the service a worker calls. Returns the final view."""
+    through the service a worker calls. Returns the strong account's final view.
+
+    A move's answer is the mover's new view: a player who moves again (a draw, then
+    a pass) reads nothing more, and a view is read only when the turn changes hands."""
     players = {strong.id: (strong, strong_move), weak.id: (weak, weak_move)}
+    latest = strong.get(f"/games/{game_id}")
+    known = {strong.id: latest}
     for _ in range(MAX_MOVES):
-        view = strong.get(f"/games/{game_id}")
-        if view["status"] != "playing":
-            return view  # type: ignore[no-any-return]
-        bots = any(seat["bot"] is not None for seat in view["seats"])
-        if bots and services.bot_act(game_id=game_id, version=view["version"]) is not None:
+        if latest["status"] != "playing":
+            return strong.get(f"/games/{game_id}")  # type: ignore[no-any-return]
+        bots = any(seat["bot"] is not None for seat in latest["seats"])
+        if bots and services.bot_act(game_id=game_id, version=latest["version"]) is not None:
+            latest = strong.get(f"/games/{game_id}")
+            known = {strong.id: latest}
             continue
-        entry = view["seats"][view["current_seat"]]
+        entry = latest["seats"][latest["current_seat"]]
         account, choose = players[entry["player"]["id"]]
-        mine = view if account is strong else account.get(f"/games/{game_id}")
+        mine = known.get(account.id)
+        if mine is None or mine["version"] != latest["version"]:
+            mine = account.get(f"/games/{game_id}")
         moves = [m for m in mine["you"]["legal_moves"] if m["action"] != "catch_uno"]
         move = choose(moves, len(mine["you"]["hand"]))
         if move["action"] in ("challenge", "accept"):
             body = {"version": mine["version"], "challenge": move["action"] == "challenge"}
-            account.post(f"/games/{game_id}/challenge", body)
+            answer = account.post(f"/games/{game_id}/challenge", body)
         else:
-            account.post(f"/games/{game_id}/moves", {"version": mine["version"], **move})
+            answer = account.post(f"/games/{game_id}/moves", {"version": mine["version"], **move})
+        latest = answer["game"]
+        known = {account.id: latest}
     raise AssertionError(f"game {game_id} did not end in {MAX_MOVES} moves")
 
 

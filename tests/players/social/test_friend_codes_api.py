@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from players.models import Player
-from players.social import codes
 from tests.factories import Persona, assert_error
+from unoservice import codes
 
 pytestmark = pytest.mark.django_db
 

@@ -1,12 +1,10 @@
-"""Friend codes: what a player passes on (typed, or as a link) so that others can
-send them a friend request without knowing their id.
+"""Short codes that people pass on by hand: games' invite codes and players' friend
+codes. How one is drawn and how a typed one is read, defined once for both.
 
-A code is 8 characters drawn with `secrets` from the 31 letters and digits of the
-games' invite codes, which cannot be mistaken for one another (no 0/O, 1/I/L), and
-a typed code is read as an invite code is (any case, spaces and hyphens ignored).
-The alphabet is copied, not imported: the players app imports nothing of games.
-Uniqueness is the database's (`Player.friend_code`); the services draw again when
-an insert collides."""
+A code is 8 characters drawn with `secrets` from 31 letters and digits that cannot
+be mistaken for one another (no 0/O, 1/I/L): 31**8, about 8.5e11, codes. A typed
+code is read in any case, with spaces and hyphens anywhere left out. Keeping codes
+unique is the database's business, and the services' that draw them."""
 
 from __future__ import annotations
 
@@ -20,8 +18,6 @@ _LETTERS = frozenset(ALPHABET)
 _IGNORED = str.maketrans("", "", " \t\r\n-")
 # What `read_code` takes, as a regular expression (for the API's schema).
 TYPED_PATTERN = rf"^[ \t\r\n-]*(?:[{ALPHABET}{ALPHABET.lower()}][ \t\r\n-]*){{{CODE_LENGTH}}}$"
-# The web client's page that sends a friend request to the code's player.
-LINK_PREFIX = "/play/friends/"
 
 
 def new_code() -> str:
@@ -37,8 +33,3 @@ def read_code(typed: str) -> str | None:
     if len(code) != CODE_LENGTH or not _LETTERS.issuperset(code):
         return None
     return code
-
-
-def link(code: str) -> str:
-    """The web client's path that opens a friend request to the code's player."""
-    return LINK_PREFIX + code
