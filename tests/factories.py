@@ -118,6 +118,9 @@ class Persona:
     def patch(self, path: str, body: Any = None) -> Response:
         return self.client.patch(API + path, body, format="json")  # type: ignore[no-any-return]
 
+    def put(self, path: str, body: Any = None) -> Response:
+        return self.client.put(API + path, body, format="json")  # type: ignore[no-any-return]
+
     def delete(self, path: str) -> Response:
         return self.client.delete(API + path)  # type: ignore[no-any-return]
 

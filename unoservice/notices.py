@@ -31,6 +31,10 @@ MAX_NOTE_BYTES = 4000
 # A note for the lobby streams alone, not their clients: the player's friends
 # changed (the streams follow their presence: `games.live.friends`).
 FRIENDS_CHANGED = "_friends_changed"
+# A note for every process's hub, not a stream: the player's table-talk choices
+# (blocks either way, mutes, spectators' emotes) changed, so the streams judge
+# messages for them by what they are now (`games.live.talk.Readers`).
+TALK_CHANGED = "_talk_changed"
 
 NoteListener = Callable[[str, str, dict[str, Any]], None]
 _local_listeners: list[NoteListener] = []
@@ -52,6 +56,12 @@ def friends_changed(*player_ids: object) -> None:
     """Tell these players' lobby streams, on commit, to follow their friends anew."""
     for player_id in player_ids:
         note(player_id, FRIENDS_CHANGED, {})
+
+
+def talk_changed(*player_ids: object) -> None:
+    """Tell every process, on commit, that these players' table-talk choices changed."""
+    for player_id in player_ids:
+        note(player_id, TALK_CHANGED, {})
 
 
 def note_payload(player_id: object, event: str, data: dict[str, Any]) -> str:

@@ -41,7 +41,10 @@ async def listen_postgres(live: Hub) -> None:
             async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as listener:
                 await listener.execute(f"LISTEN {CHANNEL}")
                 live.listening.set()
-                # Anything committed while no one listened is read back now.
+                # Anything committed while no one listened is read back now, and the
+                # notes of changed table-talk choices that may have been missed are
+                # made up for by reading every reader's choices again.
+                live.talk_readers.forget_all()
                 await catch_up(live)
                 async for note in listener.notifies():
                     live.notifications += 1

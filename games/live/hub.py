@@ -272,7 +272,11 @@ class Hub:
         self.friends.seated(player_id, game_id)
 
     def heard_note(self, player_id: str, event: str, data: dict[str, Any]) -> None:
-        """A note for `player_id` (`unoservice.notices`): hand it to their lobby streams."""
+        """A note for `player_id` (`unoservice.notices`): hand it to their lobby
+        streams; their table-talk choices changed: judge messages for them anew."""
+        if event == notices.TALK_CHANGED:
+            self.talk_readers.forget([player_id])
+            return
         channel = self.players.get(player_id)
         if channel is not None:
             channel.note(event, data)

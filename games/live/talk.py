@@ -12,7 +12,8 @@ hearing one reads nothing. A stream's opening sends the game's recent messages (
 once per channel, `load`), those after `?messages_after=` when the client says what
 it has; then each new one as it is heard. A reader never gets a message of a player
 they block, who blocks them or whom they muted, nor spectators' emotes when they
-hide them (`Readers`, each player's choices read at most every `PREFERENCES_SECONDS`).
+hide them (`Readers`: each player's choices read once and kept until a note says
+they changed, `unoservice.notices.TALK_CHANGED`, or the listener reconnects).
 Messages go as `event: message` frames without an `id:`: a browser's Last-Event-ID
 stays the game's seq, which is what resumes the game.
 
@@ -42,8 +43,10 @@ Reader = Callable[[Callable[[], Any]], Awaitable[Any]]
 # The messages a line keeps, and a stream's opening sends: what a client that
 # reconnects gets back.
 KEPT = 50
-# How old a reader's blocks and mutes may be when a message is judged for them.
-PREFERENCES_SECONDS = 15.0
+# How old a reader's blocks and mutes may be when a message is judged for them. A
+# change is told at once (a note); this only bounds what a lost note could leave
+# stale, so that a busy table does not re-read every reader's choices again and again.
+PREFERENCES_SECONDS = 600.0
 
 _renderer = JSONRenderer()
 
@@ -141,8 +144,10 @@ class Preferences:
 
 class Readers:
     """Each reader's blocks, mutes and choice about spectators' emotes, as the hub's
-    streams judge messages by them: read when first needed, again when older than
-    `PREFERENCES_SECONDS`, shared by the reader's streams in this process."""
+    streams judge messages by them: read when first needed, and again once a note
+    says they changed (`forget`), the listener reconnected (`forget_all`) or they
+    are older than `PREFERENCES_SECONDS`; shared by the reader's streams in this
+    process."""
 
     def __init__(self, read: Reader) -> None:
         self.read = read
@@ -158,6 +163,9 @@ class Readers:
     def forget(self, player_ids: Iterable[str]) -> None:
         for player_id in player_ids:
             self.known.pop(player_id, None)
+
+    def forget_all(self) -> None:
+        self.known.clear()
 
 
 def frames_for(said: Sequence[Said], preferences: Preferences | None) -> bytes:

@@ -47,6 +47,8 @@ def block_add(*, player_id: uuid.UUID, blocked_id: uuid.UUID) -> bool:
         FriendRequest.objects.filter(
             Q(sender=me, receiver=other) | Q(sender=other, receiver=me)
         ).delete()
+        # Neither reads the other's table talk any more, from the next message on.
+        notices.talk_changed(me.pk, other.pk)
     return True
 
 
@@ -55,4 +57,6 @@ def block_remove(*, player_id: uuid.UUID, blocked_id: uuid.UUID) -> bool:
     whether there was a block. Locks nothing (one DELETE)."""
     with transaction.atomic():
         gone, _ = Block.objects.filter(blocker_id=player_id, blocked_id=blocked_id).delete()
+        if gone:
+            notices.talk_changed(player_id, blocked_id)
     return bool(gone)

@@ -11,6 +11,7 @@ from django.db import transaction
 from players.models import Player
 from players.social.common import NO_SUCH_PLAYER, lock_pair, not_self
 from players.social.models import TalkMute
+from unoservice import notices
 from unoservice.errors import NotFound, TooManyMutes
 
 # Players one player may mute.
@@ -35,6 +36,7 @@ def mute_add(*, player_id: uuid.UUID, muted_id: uuid.UUID) -> bool:
                 details={"limit": MAX_MUTES},
             )
         TalkMute.objects.create(player=me, muted=other)
+        notices.talk_changed(me.pk)
     return True
 
 
@@ -43,6 +45,8 @@ def mute_remove(*, player_id: uuid.UUID, muted_id: uuid.UUID) -> bool:
     it. Locks nothing (one DELETE)."""
     with transaction.atomic():
         gone, _ = TalkMute.objects.filter(player_id=player_id, muted_id=muted_id).delete()
+        if gone:
+            notices.talk_changed(player_id)
     return bool(gone)
 
 
@@ -53,4 +57,5 @@ def spectator_emotes_hide(*, player_id: uuid.UUID, hide: bool) -> Player:
         player = Player.objects.select_for_update().get(pk=player_id)
         player.hide_spectator_emotes = hide
         player.save(update_fields=["hide_spectator_emotes"])
+        notices.talk_changed(player.pk)
     return player

@@ -121,6 +121,29 @@ def test_a_blocked_players_messages_never_reach_the_blocker(
     outsiders.close()
 
 
+def test_a_block_or_a_mute_made_while_the_stream_is_open_holds_from_the_next_message(
+    live: LiveServer, host, guest, outsider
+):
+    # The streams keep each reader's choices for minutes: only the note that a
+    # change sends can make the very next message obey it.
+    game_id = str(start_game(host, guest, seed=21).pk)
+    hosts, outsiders = open_table(live, host, game_id), open_table(live, outsider, game_id)
+    before = say(guest, game_id, phrase="oops")
+    assert [m["id"] for m in messages_until_quiet(hosts)] == [before["id"]]
+
+    assert host.put(f"/players/me/blocks/{guest.player.pk}").status_code == 204
+    blocked = say(guest, game_id, phrase="oops")
+    assert host.delete(f"/players/me/blocks/{guest.player.pk}").status_code == 204
+    unblocked = say(guest, game_id, emote="clap")
+    assert host.put(f"/players/me/table-talk/muted/{guest.player.pk}").status_code == 204
+    muted = say(guest, game_id, emote="smile")
+    said = [before, blocked, unblocked, muted]
+    assert [m["id"] for m in messages_until_quiet(hosts)] == [unblocked["id"]]
+    assert [m["id"] for m in messages_until_quiet(outsiders)] == [m["id"] for m in said]
+    hosts.close()
+    outsiders.close()
+
+
 def test_friend_requests_and_their_acceptance_reach_the_lobby(live: LiveServer, host, guest):
     guests = Lobby(live, auth(guest))
     hosts = Lobby(live, auth(host))
