@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from rest_framework import serializers
@@ -58,6 +59,16 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return str(super().to_internal_value(data))
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID as a JSON string (DRF would also take an integer)."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        value: uuid.UUID = super().to_internal_value(data)
+        return value
 
 
 class StrictSerializer(serializers.Serializer[Any]):

@@ -3,7 +3,6 @@ a rematch and invites of friends, and a game's summary as the lobby lists it."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.core.validators import RegexValidator
@@ -36,6 +35,7 @@ from unoservice.fields import (
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
+    StrictUUIDField,
 )
 
 
@@ -143,16 +143,6 @@ JOIN_BY_CODE_EXAMPLES = [
         request_only=True,
     )
 ]
-
-
-class StrictUUIDField(serializers.UUIDField):
-    """A UUID as a JSON string (DRF would also take an integer)."""
-
-    def to_internal_value(self, data: Any) -> uuid.UUID:
-        if not isinstance(data, str):
-            self.fail("invalid", value=data)
-        value: uuid.UUID = super().to_internal_value(data)
-        return value
 
 
 class RematchIn(StrictSerializer):

@@ -11,10 +11,10 @@ import uuid
 from django.db import transaction
 from django.db.models import Q
 
-from players.social.common import NO_SUCH_PLAYER, lock_pair, not_self
+from players.social.common import lock_other
 from players.social.models import Block, FriendRequest, Friendship
 from unoservice import notices
-from unoservice.errors import NotFound, TooManyBlocks
+from unoservice.errors import TooManyBlocks
 
 # Players one player may block.
 MAX_BLOCKS = 1000
@@ -26,11 +26,8 @@ def block_add(*, player_id: uuid.UUID, blocked_id: uuid.UUID) -> bool:
     nothing). `InvalidRequest` for oneself; `NotFound` for no such player or a
     deleted one; `TooManyBlocks` at `MAX_BLOCKS`. Locks both players' rows, in the
     order of their ids."""
-    not_self(player_id, blocked_id, "block")
     with transaction.atomic():
-        me, other = lock_pair(player_id, blocked_id)
-        if other is None or other.deleted_at is not None:
-            raise NotFound(NO_SUCH_PLAYER)
+        me, other = lock_other(player_id, blocked_id, "block")
         if Block.objects.filter(blocker=me, blocked=other).exists():
             return False
         if Block.objects.filter(blocker=me).count() >= MAX_BLOCKS:

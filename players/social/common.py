@@ -48,6 +48,17 @@ def lock_pair(a_id: Any, b_id: Any) -> tuple[Player, Player | None]:
     return a, locked.get(str(b_id))
 
 
+def lock_other(player_id: Any, other_id: Any, what: str) -> tuple[Player, Player]:
+    """Lock the player and the one they `what` (`lock_pair`), for a change that aims
+    neither at oneself (`InvalidRequest`) nor at a player who does not exist or
+    deleted their account (`NotFound`)."""
+    not_self(player_id, other_id, what)
+    me, other = lock_pair(player_id, other_id)
+    if other is None or other.deleted_at is not None:
+        raise NotFound(NO_SUCH_PLAYER)
+    return me, other
+
+
 def player_ref(player: Player) -> dict[str, Any]:
     """A player as others read them: id, name and tag."""
     return {"id": str(player.pk), "name": player.name, "tag": player.tag}

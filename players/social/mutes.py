@@ -9,10 +9,10 @@ import uuid
 from django.db import transaction
 
 from players.models import Player
-from players.social.common import NO_SUCH_PLAYER, lock_pair, not_self
+from players.social.common import lock_other
 from players.social.models import TalkMute
 from unoservice import notices
-from unoservice.errors import NotFound, TooManyMutes
+from unoservice.errors import TooManyMutes
 
 # Players one player may mute.
 MAX_MUTES = 1000
@@ -23,11 +23,8 @@ def mute_add(*, player_id: uuid.UUID, muted_id: uuid.UUID) -> bool:
     (muting again changes nothing). `InvalidRequest` for oneself; `NotFound` for no
     such player or a deleted one; `TooManyMutes` at `MAX_MUTES`. Locks both
     players' rows, in the order of their ids."""
-    not_self(player_id, muted_id, "mute")
     with transaction.atomic():
-        me, other = lock_pair(player_id, muted_id)
-        if other is None or other.deleted_at is not None:
-            raise NotFound(NO_SUCH_PLAYER)
+        me, other = lock_other(player_id, muted_id, "mute")
         if TalkMute.objects.filter(player=me, muted=other).exists():
             return False
         if TalkMute.objects.filter(player=me).count() >= MAX_MUTES:

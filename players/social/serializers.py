@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.core.validators import RegexValidator
@@ -15,22 +14,17 @@ from players.social import blocks, friends
 from players.social.common import player_ref
 from players.social.models import Block, FriendRequest, TalkMute
 from unoservice import codes
-from unoservice.fields import StrictBooleanField, StrictCharField, StrictSerializer
+from unoservice.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictSerializer,
+    StrictUUIDField,
+)
 
 CODE_HELP = (
     f"a friend code: {codes.CODE_LENGTH} characters of {codes.ALPHABET}, in any case; "
     "spaces and hyphens are ignored"
 )
-
-
-class StrictUUIDField(serializers.UUIDField):
-    """A UUID as a JSON string (DRF would also take an integer)."""
-
-    def to_internal_value(self, data: Any) -> uuid.UUID:
-        if not isinstance(data, str):
-            self.fail("invalid", value=data)
-        value: uuid.UUID = super().to_internal_value(data)
-        return value
 
 
 class FriendRequestIn(StrictSerializer):
