@@ -41,15 +41,17 @@ Streams (``GET /games/{id}/stream``), in this order:
    phone would, so one delivery does not queue behind the next move.
 7. A stream that the server ends before the bench closes it is `dropped`.
 
-`--chat` (bench/chat.py) plays step 6 twice, the same moves and deals: first as
-above (the top-level figures), then with table talk (`with_chat`). The played game's
+`--chat` (bench/chat.py) plays step 6 three times, the same moves and deals: first as
+above (the top-level figures), then with table talk (`with_chat`), then without again
+(`without_chat_again`: how far two runs without talk differ on this machine). The played game's
 two players each say a catalogue phrase or emote at the allowed rate (5 per 10 s per
 player and table) while they play, and so does one seated player of each of
 `--chat-tables` quiet games (default: every one, so 2,000 streams make 100 senders,
 50 messages a second, each going out to 20 open streams). `chat` has what was
 said (sent, accepted, refused with 429), the played game's messages lost or
 duplicated on the other player's stream, the share of their messages the quiet
-streams got, the CPU each run used, and the ratios with / without talk.
+streams got, the CPU each run used, the ratios with / without talk, and those of the
+two runs without (`noise`).
 
 `--long-polls N` runs the same check with N waiting long polls
 (``GET /events?after=<last_seq>&wait=<--poll-wait>``, issued again when answered)
@@ -81,6 +83,7 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import faulthandler
 import json
 import math
 import re
@@ -114,6 +117,9 @@ DELIVERY_TIMEOUT = 5.0
 # only once everything before it must have been counted.
 STATS_FLUSH_SECONDS = 11.0
 SETTLE_SECONDS = 2.0
+# Past a --deadline: how long the cancelled run has to clean up, and after how much
+# more a loop that never woke has every thread's stack printed.
+OVERRUN_GRACE = 20.0
 SENTINELS = 8
 MAX_MOVES_PER_GAME = 3000
 POLL_WAIT = 30
@@ -942,7 +948,7 @@ async def stream_phase(
     chat: int | None = None,
 ) -> dict[str, Any]:
     """`chat`: play the played phase again with table talk, with that many quiet
-    games talking (bench/chat.py)."""
+    games talking, and then once more without (bench/chat.py)."""
     slots = await quiet_games(target, count, per_game)
     alone = await play(target, moves, "stream", seed) if moves else Play()
     baseline = await probe.tps(idle)
@@ -971,7 +977,7 @@ async def stream_phase(
         if chat is not None:
             from bench import chat as table_talk
 
-            played, chatted, talk = await table_talk.played_twice(
+            played, chatted, again, talk = await table_talk.played_thrice(
                 target,
                 probe,
                 slots,
@@ -1011,7 +1017,7 @@ async def stream_phase(
         "played_alone": alone.figures(),
     }
     if chat is not None:
-        result.update(table_talk.figures(played, chatted, talk))
+        result.update(table_talk.figures(played, chatted, again, talk))
     everything_open = tally.opened == count and not tally.dropped and still_open == count
     result["targets_met"] = {
         "all_open_none_dropped": everything_open,
@@ -1111,14 +1117,46 @@ async def poll_phase(
     return result
 
 
-def run_async(coroutine: Any) -> Any:
+class Overrun(Exception):
+    """The run went past its `--deadline`; where each of its tasks was is on stderr."""
+
+
+async def within(coroutine: Any, seconds: float | None) -> Any:
+    """`coroutine`'s result, or, past `seconds`, the stack of every task still
+    running on stderr and `Overrun` (the coroutine cancelled, so that what it
+    started is cleaned up). A loop blocked by a call that never returns cannot see
+    its deadline: `faulthandler` prints every thread's stack a little later."""
+    if seconds is None:
+        return await coroutine
+    main = asyncio.ensure_future(coroutine)
+    faulthandler.dump_traceback_later(seconds + OVERRUN_GRACE, file=sys.__stderr__)
+    try:
+        done, _ = await asyncio.wait({main}, timeout=max(seconds, 0.0))
+        if main in done:
+            return main.result()
+        print(f"the run went past its deadline ({seconds:.0f} s left): its tasks", file=sys.stderr)
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.print_stack(limit=12, file=sys.stderr)
+        main.cancel()
+        await asyncio.wait({main}, timeout=OVERRUN_GRACE)
+        raise Overrun("the run went past its deadline; the stacks of its tasks are above")
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        if not main.done():
+            main.cancel()
+
+
+def run_async(coroutine: Any, deadline: float | None = None) -> Any:
+    """Run `coroutine` on a fresh loop until done or `deadline` (time.monotonic())."""
+    seconds = None if deadline is None else deadline - time.monotonic()
     try:
         import uvloop
     except ImportError:
-        return asyncio.run(coroutine)
+        return asyncio.run(within(coroutine, seconds))
     # The client shares the two cores with the server: the lighter loop.
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(coroutine)
+        return runner.run(within(coroutine, seconds))
 
 
 def phase(
@@ -1157,9 +1195,11 @@ def phase(
                 args.poll_wait,
             )
         try:
-            result: dict[str, Any] = run_async(coroutine)
+            result: dict[str, Any] = run_async(coroutine, args.deadline)
         except SetupError as error:
             raise SystemExit(f"set-up failed: {error}") from None
+        except Overrun as error:
+            raise SystemExit(str(error)) from None
         return result
     finally:
         if transactions is not None:
@@ -1353,6 +1393,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        help="seconds the whole run may take: past them it stops, prints where each of "
+        "its tasks was, and fails (a hang in CI says where it hung)",
+    )
+    parser.add_argument(
         "--spawn",
         action="store_true",
         help="start the server on a free 127.0.0.1 port with a fresh database (bench/serve.py) "
@@ -1373,6 +1420,8 @@ def main(argv: list[str] | None = None) -> int:
     storm.add_argument("--move-interval", type=float, default=0.1, help="seconds between moves")
     storm.add_argument("--play-seconds", type=float, default=10.0, help="play before and after")
     args = parser.parse_args(argv)
+    if args.deadline is not None:
+        args.deadline = time.monotonic() + args.deadline
     if args.restart_storm:
         return restart_storm(args)
     if args.streams < 0 or args.long_polls < 0 or args.moves < 0 or args.idle_seconds <= 0:

@@ -3,10 +3,12 @@ database of its own (bench/serve.py), and the parts of it that need no server.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import pytest
@@ -35,7 +37,8 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
         "2",
         "--moves",
         "10",
-        # The played phase again with table talk at the played game and the quiet one.
+        # The played phase again with table talk at the played game and the quiet one,
+        # and once more without.
         "--chat",
         "--idle-seconds",
         "2",
@@ -45,12 +48,15 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
         "--json",
         "--database-url",
         database_url_named(SMOKE_DATABASE),
+        # About 30 s alone (two spawned servers, streams then long polls); twice that
+        # beside another test on two cores, and then some: a hang ends the run, which
+        # prints where each of its tasks was.
+        "--deadline",
+        "300",
     ]
-    # About 30 s alone (two spawned servers, streams then long polls); twice that
-    # beside another test on two cores, and then some: a hang still ends here.
-    done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=360)
+    done = subprocess.run(command, cwd=BASE_DIR, capture_output=True, text=True, timeout=400)
 
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-12000:]
     result = json.loads(done.stdout)
     assert result["server"]["server"] == "uno"
     assert result["streams"] == result["streams_opened"] == result["still_open_at_end"] == 20
@@ -82,8 +88,12 @@ def test_the_streams_benchmark_opens_every_stream_and_delivers_every_move():
     assert with_chat["moves"] == with_chat["deliveries"] == 10
     assert with_chat["delivery_missed"] == 0
     assert with_chat["move_errors"] == {}
+    again = result["without_chat_again"]
+    assert again["moves"] == again["deliveries"] == 10
+    assert again["delivery_missed"] == 0
     talk = result["chat"]
     assert talk["ratios"]["delivery_p99_ms"] > 0
+    assert talk["noise"]["delivery_p99_ms"] > 0
     assert talk["accepted"] > 0
     assert talk["sent"] == talk["accepted"] + talk["refused"]
     played_talk, quiet_talk = talk["played_game"], talk["quiet_games"]
@@ -151,6 +161,26 @@ def test_a_stream_that_lost_or_repeated_an_event_is_counted_so():
     assert stream_storm.exactness([game], [gap])["missed"] == 1
     counted = stream_storm.exactness([game], [twice])
     assert (counted["twice"], counted["out_of_order"]) == (1, 1)
+
+
+def test_a_run_past_its_deadline_stops_and_says_where_each_task_was(capsys):
+    async def hangs_in_a_task() -> None:
+        await asyncio.gather(asyncio.sleep(3600), asyncio.sleep(0))
+
+    with pytest.raises(streams.Overrun):
+        streams.run_async(hangs_in_a_task(), time.monotonic() + 0.2)
+
+    told = capsys.readouterr().err
+    assert "went past its deadline" in told
+    assert "hangs_in_a_task" in told
+
+
+def test_a_run_within_its_deadline_gives_its_result():
+    async def answers() -> int:
+        await asyncio.sleep(0.01)
+        return 42
+
+    assert streams.run_async(answers(), time.monotonic() + 30) == 42
 
 
 def test_server_sent_events_are_parsed_across_reads():
