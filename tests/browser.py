@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import CHROMIUM
+from tests.served import Served, serving
 from tests.support import ROOT
-from tests.workers import WITH_A_WORKER
+from tests.workers import WITH_A_WORKER, CeleryProcesses, purge_broker
 
 # Chromium's own background traffic would only be refused on a closed network.
 CHROMIUM_ARGS = [
@@ -32,6 +33,27 @@ CHROMIUM_ARGS = [
 # The marks of a browser test against the served service (tests/served.py) with a real
 # worker for the bots.
 SERVED_WITH_A_WORKER = [pytest.mark.browser, *WITH_A_WORKER]
+
+
+@contextmanager
+def served_with_a_worker(
+    folder: Path, env: Mapping[str, str], var_dir: Path | None = None
+) -> Iterator[Served]:
+    """The served service with `env` (and the static files collected in `var_dir`),
+    and a worker and beat with `env` too whose bots play at once; all stopped on
+    leaving."""
+    purge_broker()
+    worker = CeleryProcesses(folder, 0.0, env)
+    served_env = {"BOT_THINK_SECONDS": "0", **env}
+    if var_dir is not None:
+        served_env["VAR_DIR"] = str(var_dir)
+    try:
+        worker.start_worker()
+        worker.start_beat()
+        with serving(folder, served_env) as served:
+            yield served
+    finally:
+        worker.stop()
 
 
 OPERATOR, OPERATOR_PASSWORD = "operator", "s3cret-pass"

@@ -15,15 +15,21 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir, chromium, wait_for_true
-from tests.served import Client, Served, serving
+from tests.browser import (
+    SERVED_WITH_A_WORKER,
+    artifacts_dir,
+    chromium,
+    served_with_a_worker,
+    wait_for_true,
+)
+from tests.served import Client, Served
 from tests.support import ROOT
 
 pytestmark = SERVED_WITH_A_WORKER
@@ -121,26 +127,29 @@ def page_server(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture
-def pages(tmp_path: Path) -> Iterator[tuple[str, str]]:
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The page, served from two origins: (let in, not let in)."""
-    folder = tmp_path / "site"
-    folder.mkdir()
+    folder = tmp_path_factory.mktemp("site")
     (folder / "game.html").write_text(page_html())
     with page_server(folder) as allowed, page_server(folder) as elsewhere:
         yield allowed, elsewhere
 
 
-@pytest.fixture
-def service(
-    tmp_path: Path, pages: tuple[str, str], celery_processes: Callable[[float], Any]
+@pytest.fixture(scope="module")
+def service_process(
+    tmp_path_factory: pytest.TempPathFactory, django_db_setup: None, pages: tuple[str, str]
 ) -> Iterator[Served]:
     """The served service letting in the first page's origin, with a worker whose
-    bots play at once."""
-    celery_processes(0.0)
-    env = {"CORS_ALLOWED_ORIGINS": pages[0], "BOT_THINK_SECONDS": "0"}
-    with serving(tmp_path, env) as served:
+    bots play at once; one for the module."""
+    env = {"CORS_ALLOWED_ORIGINS": pages[0]}
+    with served_with_a_worker(tmp_path_factory.mktemp("service"), env) as served:
         yield served
+
+
+@pytest.fixture
+def service(service_process: Served, transactional_db: None) -> Served:
+    return service_process
 
 
 @pytest.fixture

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir, served_with_a_worker
 from tests.served import Served
 from tests.smtp_server import MailServer
 from tests.web.pages import DESK, PHONE, accessible, fits, new_page, sign_up, token_of
@@ -52,14 +53,18 @@ PASSWORD_OF_ANN = "purple-otter-cards"
 
 
 @pytest.fixture
-def play_env(mail_server: MailServer) -> dict[str, str]:
+def service(
+    tmp_path: Path, var_dir: Path, mail_server: MailServer, transactional_db: None
+) -> Iterator[Served]:
     """The worker mails codes to the test's SMTP server, a code a second to an
     address; the service signs in with Google for one web client id."""
-    return {
+    env = {
         "EMAIL_URL": mail_server.url,
         "EMAIL_CODE_INTERVAL_SECONDS": "1",
         "GOOGLE_CLIENT_IDS": GOOGLE_CLIENT,
     }
+    with served_with_a_worker(tmp_path, env, var_dir) as served:
+        yield served
 
 
 def errors_but_refusals(page: Any, *statuses: int) -> list[str]:

@@ -22,11 +22,13 @@ service's message would.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir, served_with_a_worker
 from tests.games.test_notifications_end_to_end import actor, move_once, view
 from tests.push_service import VAPID_SUBJECT, PushRequest, PushService, unb64url, vapid_key_pair
 from tests.served import Client, Served
@@ -89,17 +91,25 @@ NOTIFICATIONS = """async () => {
 
 
 @pytest.fixture
-def play_env(vapid_keys: tuple[str, str], push_service: PushService) -> dict[str, str]:
+def service(
+    tmp_path: Path,
+    var_dir: Path,
+    vapid_keys: tuple[str, str],
+    push_service: PushService,
+    transactional_db: None,
+) -> Iterator[Served]:
     """The service and its worker sign Web Push with these keys and may post to the
     local push service over plain http."""
     public, private = vapid_keys
-    return {
+    env = {
         "VAPID_PUBLIC_KEY": public,
         "VAPID_PRIVATE_KEY": private,
         "VAPID_SUBJECT": VAPID_SUBJECT,
         "PUSH_ALLOW_HTTP": "true",
         "PUSH_ALLOW_HTTP_WITHOUT_DEBUG": "true",
     }
+    with served_with_a_worker(tmp_path, env, var_dir) as served:
+        yield served
 
 
 def fake_push_manager(page: Any, push_service: PushService) -> dict[str, Any]:

@@ -35,7 +35,7 @@ SHOWN_WITHIN = 20.0
 SEED_FOR_THE_TIMEOUTS = 7
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def play_env() -> dict[str, str]:
     return {"CLIENT_SEEDS": "true"}
 

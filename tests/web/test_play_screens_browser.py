@@ -30,7 +30,7 @@ ROUND_MOVES = 400  # far more than a round of two takes: a loop that never ends 
 ANN, BOB = 0, 1  # the host sits at seat 0, the one who joins next at seat 1
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def play_env() -> dict[str, str]:
     """The service takes a game's seed from its creator, so the deal is known."""
     return {"CLIENT_SEEDS": "true"}
