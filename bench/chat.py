@@ -1,6 +1,7 @@
 """Table talk beside the played game of the streams benchmark (`bench.streams --chat`).
 
-The played phase runs twice in one run, the second time with table talk going on:
+The played phase runs three times in one run, the second time with table talk going
+on (the third, without, measures how much two runs without talk differ: `noise`):
 
 - the played game's two players each say catalogue phrases and emotes at the table
   at the allowed rate, `TALK_MESSAGES_PER_WINDOW` per `TALK_WINDOW_SECONDS` per
@@ -12,7 +13,7 @@ The played phase runs twice in one run, the second time with table talk going on
   1,000 message frames a second). The fraction of the messages each open quiet
   stream should have had that it got is `received_fraction`.
 
-Both runs make the same moves: the CPU the second used beyond the first (the bench,
+All three make the same moves: the CPU the second used beyond the first (the bench,
 the server, its database), per message accepted, is `cpu_ms_per_message`.
 
 The server counts a player's messages in fixed windows aligned on the epoch
@@ -404,17 +405,18 @@ def per_message(without: dict[str, Any], with_chat: dict[str, Any], messages: in
     }
 
 
-async def played_twice(
+async def played_thrice(
     target: Target,
     probe: Probe,
     slots: Sequence[Slot],
     streams: Sequence[Stream],
     tables: int,
     play: Callable[[PlayedTalk | None], Awaitable[Play]],
-) -> tuple[Play, Play, dict[str, Any]]:
-    """The played phase (`play`) without table talk, then again with talk at the
-    played table and at `tables` quiet games: (the first's figures, the second's,
-    the talk's)."""
+) -> tuple[Play, Play, Play, dict[str, Any]]:
+    """The played phase (`play`) without table talk, then with talk at the played
+    table and at `tables` quiet games, then without again: (the first's figures, the
+    second's, the third's, the talk's). The first and third differ by the machine's
+    noise alone, the yardstick for what talk changed."""
     with cpu(probe) as plain_cpu:
         without = await play(None)
     conn = Http(target)
@@ -432,27 +434,33 @@ async def played_twice(
         finally:
             played.close()
             await quiet.stop()
+    again = await play(None)
     talk = {
         "played_game": played.figures(),
         "quiet_games": quiet.figures(),
         "cpu": {"without_chat": plain_cpu, "with_chat": talk_cpu},
     }
-    return without, chatted, talk
+    return without, chatted, again, talk
 
 
 def ratio(part: float | None, whole: float | None) -> float | None:
     return None if part is None or not whole else round(part / whole, 2)
 
 
-def figures(without: Play, with_chat: Play, talk: dict[str, Any]) -> dict[str, Any]:
-    """The result's `with_chat` (the played phase's figures with talk on) and
-    `chat`: what was said, how it arrived, and the ratios with / without."""
-    before, after = without.figures(), with_chat.figures()
+RATIO_KEYS = ("delivery_p50_ms", "delivery_p99_ms", "move_p50_ms", "move_p99_ms")
+
+
+def figures(without: Play, with_chat: Play, again: Play, talk: dict[str, Any]) -> dict[str, Any]:
+    """The result's `with_chat` (the played phase's figures with talk on),
+    `without_chat_again` (with talk off once more), and `chat`: what was said, how it
+    arrived, the ratios with / without, and those of the two runs without (`noise`)."""
+    before, after, later = without.figures(), with_chat.figures(), again.figures()
     parts = (talk["played_game"], talk["quiet_games"])
     accepted = sum(p["accepted"] for p in parts)
     spent = talk["cpu"]
     return {
         "with_chat": after,
+        "without_chat_again": later,
         "chat": {
             "rate": {"per_window": PER_WINDOW, "window_seconds": WINDOW_SECONDS},
             "sent": sum(p["sent"] for p in parts),
@@ -461,10 +469,8 @@ def figures(without: Play, with_chat: Play, talk: dict[str, Any]) -> dict[str, A
             **talk,
             "cpu_cores": {phase: cores(used) for phase, used in spent.items()},
             "cpu_ms_per_message": per_message(spent["without_chat"], spent["with_chat"], accepted),
-            "ratios": {
-                key: ratio(after[key], before[key])
-                for key in ("delivery_p50_ms", "delivery_p99_ms", "move_p50_ms", "move_p99_ms")
-            },
+            "ratios": {key: ratio(after[key], before[key]) for key in RATIO_KEYS},
+            "noise": {key: ratio(later[key], before[key]) for key in RATIO_KEYS},
         },
     }
 
@@ -472,7 +478,7 @@ def figures(without: Play, with_chat: Play, talk: dict[str, Any]) -> dict[str, A
 def report_lines(result: dict[str, Any]) -> list[str]:
     chat, after = result["chat"], result["with_chat"]
     played, quiet = chat["played_game"], chat["quiet_games"]
-    ratios = chat["ratios"]
+    ratios, noise = chat["ratios"], chat["noise"]
     busy = chat["cpu_cores"]
 
     def ms(value: float | None) -> str:
@@ -488,6 +494,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"{after['delivery_missed']}; errors {after['move_errors'] or 'none'}",
         f"           with / without chat: delivery p50 x{ratios['delivery_p50_ms']}, "
         f"p99 x{ratios['delivery_p99_ms']}; move p99 x{ratios['move_p99_ms']}",
+        f"           without again / without (noise): delivery p50 x{noise['delivery_p50_ms']}, "
+        f"p99 x{noise['delivery_p99_ms']}; move p99 x{noise['move_p99_ms']}",
         f"talk:      {chat['sent']} messages sent, {chat['accepted']} accepted, "
         f"{chat['refused']} refused (429), at most {chat['rate']['per_window']} per "
         f"{chat['rate']['window_seconds']} s per player and table",

@@ -34,7 +34,7 @@ from typing import Any
 
 from games.talk.models import TableMessage
 from games.talk.wire import message_json, reaches
-from players.social.selectors import talk_preferences
+from players.social.selectors import talk_preferences_of
 from unoservice.parsers import JSONRenderer
 
 # The hub's way to run a read on one of its threads (`Hub.read`).
@@ -147,25 +147,78 @@ class Readers:
     streams judge messages by them: read when first needed, and again once a note
     says they changed (`forget`), the listener reconnected (`forget_all`) or they
     are older than `PREFERENCES_SECONDS`; shared by the reader's streams in this
-    process."""
+    process.
+
+    The streams that need choices not known yet in one turn of the event loop (a
+    game's streams woken by a message, a burst of openings) have them read together,
+    in one read (`talk_preferences_of`), not one each."""
 
     def __init__(self, read: Reader) -> None:
         self.read = read
         self.known: dict[str, Preferences] = {}
+        # The readers whose choices the next read fetches, each with what waits for
+        # them, and the reads under way.
+        self._wanted: dict[str, asyncio.Future[Preferences]] = {}
+        self._reading: set[asyncio.Task[None]] = set()
+        # When each reader's choices were last forgotten (and everyone's), counted in
+        # forgettings: a read that began before is given to whoever waits on it, and
+        # not kept, since the change may postdate it.
+        self._forgettings = 0
+        self._forgotten_at: dict[str, int] = {}
+        self._all_forgotten_at = 0
 
     async def of(self, player_id: str) -> Preferences:
         known = self.known.get(player_id)
-        if known is None or time.monotonic() - known.read_at > PREFERENCES_SECONDS:
-            hidden, hide = await self.read(lambda: talk_preferences(player_id))
-            known = self.known[player_id] = Preferences(hidden, hide, time.monotonic())
-        return known
+        if known is not None and time.monotonic() - known.read_at <= PREFERENCES_SECONDS:
+            return known
+        waiting = self._wanted.get(player_id)
+        if waiting is None:
+            loop = asyncio.get_running_loop()
+            if not self._wanted:
+                loop.call_soon(self._read_wanted)
+            waiting = self._wanted[player_id] = loop.create_future()
+        return await asyncio.shield(waiting)
+
+    def _read_wanted(self) -> None:
+        wanted, self._wanted = self._wanted, {}
+        task = asyncio.ensure_future(self._read(wanted, self._forgettings))
+        self._reading.add(task)
+        task.add_done_callback(self._read_done)
+
+    def _read_done(self, task: asyncio.Task[None]) -> None:
+        self._reading.discard(task)
+        if not self._reading:
+            self._forgotten_at.clear()
+
+    async def _read(self, wanted: dict[str, asyncio.Future[Preferences]], began: int) -> None:
+        try:
+            found = await self.read(lambda: talk_preferences_of(list(wanted)))
+        except Exception as error:  # each stream waiting on it decides (sse)
+            for waiting in wanted.values():
+                if not waiting.done():
+                    waiting.set_exception(error)
+            return
+        now = time.monotonic()
+        for player_id, waiting in wanted.items():
+            hidden, hide = found[player_id]
+            preferences = Preferences(hidden, hide, now)
+            forgotten = max(self._all_forgotten_at, self._forgotten_at.get(player_id, 0))
+            if forgotten <= began:
+                self.known[player_id] = preferences
+            if not waiting.done():
+                waiting.set_result(preferences)
 
     def forget(self, player_ids: Iterable[str]) -> None:
+        self._forgettings += 1
         for player_id in player_ids:
             self.known.pop(player_id, None)
+            if self._reading:
+                self._forgotten_at[player_id] = self._forgettings
 
     def forget_all(self) -> None:
+        self._forgettings += 1
         self.known.clear()
+        self._all_forgotten_at = self._forgettings
 
 
 def frames_for(said: Sequence[Said], preferences: Preferences | None) -> bytes:

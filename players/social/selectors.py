@@ -60,25 +60,36 @@ def blockers_among(player_id: Any, others: Collection[Any]) -> set[str]:
     return {str(blocked) if str(blocker) == me else str(blocker) for blocker, blocked in rows}
 
 
-def hidden_from(viewer_id: Any) -> frozenset[str]:
-    """The players whose table talk must not reach the viewer: those the viewer
-    blocks, those who block the viewer, and those the viewer muted; one query."""
+def talk_preferences(viewer_id: Any) -> tuple[frozenset[str], bool]:
+    """What table talk the viewer reads: (the players hidden from them, whether they
+    hide the spectators' emotes). Hidden are those the viewer blocks, those who
+    block the viewer, and those the viewer muted."""
+    return talk_preferences_of([viewer_id])[str(viewer_id)]
+
+
+def talk_preferences_of(viewer_ids: Collection[Any]) -> dict[str, tuple[frozenset[str], bool]]:
+    """`talk_preferences` of each viewer (by id as text), in two queries however many
+    they are: the streams of a game read their readers' together."""
+    ids = _ids(viewer_ids)
+    if not ids:
+        return {}
+    hidden: dict[str, set[str]] = {viewer: set() for viewer in ids}
+    # (viewer, a player hidden from them): whom they block, who blocks them, whom
+    # they muted.
     rows = (
-        Block.objects.filter(blocker_id=viewer_id)
-        .values_list("blocked_id", flat=True)
+        Block.objects.filter(blocker_id__in=ids)
+        .values_list("blocker_id", "blocked_id")
         .union(
-            Block.objects.filter(blocked_id=viewer_id).values_list("blocker_id", flat=True),
-            TalkMute.objects.filter(player_id=viewer_id).values_list("muted_id", flat=True),
+            Block.objects.filter(blocked_id__in=ids).values_list("blocked_id", "blocker_id"),
+            TalkMute.objects.filter(player_id__in=ids).values_list("player_id", "muted_id"),
+            all=True,
         )
     )
-    return frozenset(str(player) for player in rows)
-
-
-def talk_preferences(viewer_id: Any) -> tuple[frozenset[str], bool]:
-    """What table talk the viewer reads: (`hidden_from`, whether they hide the
-    spectators' emotes)."""
-    hide = Player.objects.filter(pk=viewer_id).values_list("hide_spectator_emotes", flat=True)
-    return hidden_from(viewer_id), bool(hide.first())
+    for viewer, other in rows:
+        hidden.setdefault(str(viewer), set()).add(str(other))
+    hides = Player.objects.filter(pk__in=ids).values_list("pk", "hide_spectator_emotes")
+    hiding = {str(player) for player, hide in hides if hide}
+    return {viewer: (frozenset(hidden[viewer]), viewer in hiding) for viewer in ids}
 
 
 # -- the player's own lists ------------------------------------------------------------

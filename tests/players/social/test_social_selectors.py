@@ -58,7 +58,7 @@ def test_blockers_among_are_those_blocking_or_blocked_either_way(host, guest, ou
     assert selectors.blockers_among(host.player.pk, []) == set()
 
 
-def test_hidden_from_a_viewer_are_blocked_blocking_and_muted_in_one_query(
+def test_hidden_from_each_viewer_are_blocked_blocking_and_muted_in_two_queries_for_all(
     host, guest, outsider, django_assert_num_queries
 ):
     muted, stranger = PlayerFactory(), PlayerFactory()
@@ -66,11 +66,22 @@ def test_hidden_from_a_viewer_are_blocked_blocking_and_muted_in_one_query(
     BlockFactory(blocker=outsider.player, blocked=host.player)
     TalkMuteFactory(player=host.player, muted=muted)
     TalkMuteFactory(player=stranger, muted=host.player)  # the other way: not hidden
+    PlayerFactory(hide_spectator_emotes=True)  # a choice of someone not asked about
+    viewers = [host.player.pk, str(guest.player.pk), stranger.pk, muted.pk]
 
-    with django_assert_num_queries(1):
-        hidden = selectors.hidden_from(host.player.pk)
+    with django_assert_num_queries(2):
+        found = selectors.talk_preferences_of(viewers)
 
-    assert hidden == frozenset({str(guest.player.pk), str(outsider.player.pk), str(muted.pk)})
+    assert found == {
+        str(host.player.pk): (
+            frozenset({str(guest.player.pk), str(outsider.player.pk), str(muted.pk)}),
+            False,
+        ),
+        str(guest.player.pk): (frozenset({str(host.player.pk)}), False),
+        str(stranger.pk): (frozenset({str(host.player.pk)}), False),
+        str(muted.pk): (frozenset(), False),
+    }
+    assert selectors.talk_preferences_of([]) == {}
 
 
 def test_talk_preferences_add_whether_spectators_emotes_are_hidden(host, guest):
