@@ -214,7 +214,17 @@ def children(host: str, port: int) -> list[Child]:
     ]
 
 
-def run(procs: Sequence[Child]) -> int:
+def web_client_url(host: str, port: int) -> str:
+    """Where a browser on this machine opens the web client: localhost for the
+    loopback and for every interface (0.0.0.0 is no address to open)."""
+    if host in ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost", ""):
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/play/"
+
+
+def run(procs: Sequence[Child], web_client: str | None = None) -> int:
     # Why to stop, in order of arrival. Appending to a list is all that a signal
     # handler or a relay does here: no lock that the main thread might be holding.
     reasons: list[str] = []
@@ -231,6 +241,8 @@ def run(procs: Sequence[Child]) -> int:
     try:
         for child in procs:
             child.start(env, output)
+        if web_client is not None:
+            output.say(f"the web client: {web_client} (once the API is up)")
         while not reasons:
             ended = next((child for child in procs if child.exited()), None)
             if ended is not None:
@@ -289,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--port", type=int, default=8000, help="API port (default 8000)")
     args = parser.parse_args(argv)
-    return run(children(args.host, args.port))
+    return run(children(args.host, args.port), web_client_url(args.host, args.port))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,14 @@
 """The web client's one page (/play/ and every path under it): the file web/index.html
 as it is, not a template. Its scripts and styles are static files (/static/play/), and
 it speaks only the public API, so the page itself needs nothing from Django but this,
-and its service worker (/play/sw.js)."""
+its service worker (/play/sw.js) and the way there from the root (/)."""
 
 from __future__ import annotations
 
 from functools import cache
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_safe
 
 from unoservice import security
@@ -32,6 +32,14 @@ def play_page(request: HttpRequest, route: str = "") -> HttpResponse:
     """The client reads `route` (games/<id>, its replay, players/<id>, leaderboard,
     join/<code>: web/app.js) itself, once loaded."""
     return _answer(_file("index.html"), "text/html; charset=utf-8")
+
+
+@require_safe
+def root(request: HttpRequest) -> HttpResponse:
+    """The service's address alone leads a person to the web client. A temporary
+    redirect: the root may lead elsewhere one day, and browsers keep a permanent
+    one for good."""
+    return HttpResponseRedirect("/play/")
 
 
 @require_safe

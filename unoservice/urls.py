@@ -1,6 +1,6 @@
-"""Top-level URLs: the web client (/play/), the admin, the health check, the metrics and
-the v1 API with its schema (and, only with the BENCH_FLOOR setting on, the load
-benchmark's floor view)."""
+"""Top-level URLs: the web client (/play/, and / leading there), the admin, the health
+check, the metrics and the v1 API with its schema (and, only with the BENCH_FLOOR
+setting on, the load benchmark's floor view)."""
 
 from django.conf import settings
 from django.contrib import admin
@@ -11,7 +11,7 @@ from games import urls as game_urls
 from unoservice.api_docs import RedocDocsView, SwaggerDocsView
 from unoservice.health import HealthView
 from unoservice.metrics_view import metrics_page
-from unoservice.play import play_page, service_worker
+from unoservice.play import play_page, root, service_worker
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -31,6 +31,7 @@ urlpatterns = [
     # Before the page's catch-all: served here, its scope is /play/ (unoservice.play).
     path("play/sw.js", service_worker, name="play-sw"),
     path("play/<path:route>", play_page, name="play-route"),
+    path("", root, name="root"),
 ]
 
 if settings.BENCH_FLOOR:  # the load benchmark's floor; production never mounts it

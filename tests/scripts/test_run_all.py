@@ -296,6 +296,8 @@ def test_the_api_listens_on_the_loopback_address_unless_host_says_otherwise(
     try:
         started.wait_until_healthy()
         assert listening_addresses(started.port) == listening
+        # What to open is said as a browser opens it, whatever the address listened on.
+        assert f"the web client: http://localhost:{started.port}/play/" in started.log()
     finally:
         started.kill_everything()
 

@@ -31,6 +31,14 @@ def test_the_page_is_not_posted_to(client):
     assert client.post("/play/").status_code == 405
 
 
+def test_the_services_root_leads_to_the_web_client(client):
+    answer = client.get("/")
+    assert answer.status_code == 302
+    assert answer["Location"] == "/play/"
+    assert client.head("/").status_code == 302
+    assert client.post("/").status_code == 405
+
+
 def test_the_policy_runs_only_the_services_own_scripts_and_reaches_only_the_service():
     directives = dict(part.strip().split(" ", 1) for part in PLAY_POLICY.split(";"))
     assert directives["script-src"] == "'self'"
