@@ -18,10 +18,11 @@ from __future__ import annotations
 import enum
 import hmac
 
-from games import invites, selectors
+from games import selectors
 from games.models import Game, Visibility
 from games.talk.models import GameInvite
 from players.models import Player
+from unoservice import codes
 from unoservice.errors import NotFound
 
 
@@ -38,7 +39,7 @@ def is_invited(game: Game, player: Player | None) -> bool:
 
 
 def code_matches(game: Game, typed: str) -> bool:
-    code = invites.read_code(typed)
+    code = codes.read_code(typed)
     return (
         code is not None
         and game.invite_code is not None

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from games import engine, invites
+from games import engine
 from games.engine.vocabulary import is_event_type
 from games.filters import GameFilter
 from games.models import (
@@ -26,7 +26,7 @@ from games.models import (
     Visibility,
 )
 from players.models import Player
-from unoservice import fastsql, presence
+from unoservice import codes, fastsql, presence
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
 
 
@@ -149,8 +149,8 @@ def presence_of(game: Game, prefetched: presence.Prefetched | None = None) -> pr
 
 def open_game_id_by_code(typed: str) -> uuid.UUID:
     """The id of the waiting or running game whose invite code `typed` is (read by
-    `invites.read_code`); `NotFound` when there is none."""
-    code = invites.read_code(typed)
+    `codes.read_code`); `NotFound` when there is none."""
+    code = codes.read_code(typed)
     found = (
         None
         if code is None

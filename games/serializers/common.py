@@ -15,10 +15,10 @@ from games.engine import moves
 from games.engine.cards import DECK_SIZE
 from games.engine.state import MAX_PLAYERS, PendingType
 from games.engine.vocabulary import Direction
-from games.invites import ALPHABET, CODE_LENGTH
 from games.models import BotStrategy, GameStatus, Visibility
 from games.ratings.rules import VIEW_UNRATED_REASONS
 from players.serializers import tag_field
+from unoservice.codes import ALPHABET, CODE_LENGTH
 
 COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))

@@ -10,7 +10,6 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
-from games.invites import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
 from games.models import GameStatus, Visibility
 from games.serializers.common import (
     BOT_STRATEGIES,
@@ -29,6 +28,7 @@ from games.services import (
     MAX_REMATCH_INVITES,
     MIN_BOTS_AFTER,
 )
+from unoservice.codes import ALPHABET, CODE_LENGTH, MAX_TYPED_LENGTH, TYPED_PATTERN
 from unoservice.fields import (
     MAX_EXACT_INTEGER,
     StrictBooleanField,

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import bot_costs, engine, invites, privacy
+from games import bot_costs, engine, privacy
 from games.engine import EngineError, GameConfig, GameState, Rules
 from games.engine.rng import SEED_BITS, new_seed
 from games.engine.vocabulary import (
@@ -49,6 +49,7 @@ from games.services.seating import (
 )
 from players.models import Player
 from players.social import selectors as social
+from unoservice import codes
 from unoservice.errors import Forbidden, GameFull, InvalidRequest, NotFound, WrongPhaseError
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ def _insert_with_code(*, private: bool, **fields: Any) -> Game:
     if not private:  # no code, nothing to draw again: no savepoint either
         return Game.objects.create(invite_code=None, **fields)
     for attempt in range(1, INVITE_CODE_ATTEMPTS + 1):
-        code = invites.new_code()
+        code = codes.new_code()
         try:
             with transaction.atomic():
                 return Game.objects.create(invite_code=code, **fields)

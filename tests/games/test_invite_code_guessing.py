@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 import pytest
 
-from games import invites
 from tests.served import (
     INVITE_CODE_ADDRESS_RATE,
     INVITE_CODE_RATE,
@@ -20,6 +19,7 @@ from tests.served import (
     Served,
     together,
 )
+from unoservice import codes
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -30,7 +30,7 @@ STREAMS_AT_ONCE = 30
 def wrong_code() -> str:
     """A code of the right shape that no open game holds (the odds of one that does
     are the number of open games in 31**8)."""
-    return invites.new_code()
+    return codes.new_code()
 
 
 def join_by_code(player: Client) -> Callable[[], Answer]:

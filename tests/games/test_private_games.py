@@ -8,7 +8,7 @@ import re
 import pytest
 from django.db import IntegrityError, transaction
 
-from games import invites, services
+from games import services
 from games.models import Event, Game, GameStatus
 from tests.factories import (
     Persona,
@@ -19,6 +19,7 @@ from tests.factories import (
     stamp_game,
     start_game,
 )
+from unoservice import codes as invite_codes
 from unoservice.throttling import FailedInviteCodeThrottle
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +57,7 @@ def test_a_private_game_gets_an_eight_character_code_from_the_alphabet(host):
 
 
 def test_codes_differ_across_games():
-    codes = {invites.new_code() for _ in range(500)}
+    codes = {invite_codes.new_code() for _ in range(500)}
     assert len(codes) == 500
     assert all(CODE.match(code) for code in codes)
     assert not set("0O1IL") & set("".join(codes))
@@ -89,14 +90,14 @@ def test_a_bad_visibility_or_rated_is_a_400_and_creates_nothing(host, body):
 def test_a_code_drawn_again_while_its_game_is_open_is_drawn_anew(host, guest, monkeypatch):
     first = private_game(host)["invite_code"]
     draws = iter([first, "ABCDEFGH"])
-    monkeypatch.setattr(invites, "new_code", lambda: next(draws))
+    monkeypatch.setattr(invite_codes, "new_code", lambda: next(draws))
     second = private_game(guest)
     assert second["invite_code"] == "ABCDEFGH"
     assert Game.objects.filter(invite_code=first).count() == 1
 
 
 def test_a_finished_games_code_may_go_to_a_new_game(host, guest, monkeypatch):
-    monkeypatch.setattr(invites, "new_code", lambda: "ABCDEFGH")
+    monkeypatch.setattr(invite_codes, "new_code", lambda: "ABCDEFGH")
     old = private_game(host)
     Game.objects.filter(pk=old["id"]).update(status=GameStatus.FINISHED)
     assert private_game(guest)["invite_code"] == "ABCDEFGH"
@@ -110,7 +111,7 @@ def test_the_database_refuses_two_open_games_with_the_same_code():
 
 
 def test_a_code_that_keeps_colliding_fails_after_a_few_draws(host, guest, monkeypatch):
-    monkeypatch.setattr(invites, "new_code", lambda: "ABCDEFGH")
+    monkeypatch.setattr(invite_codes, "new_code", lambda: "ABCDEFGH")
     private_game(host)
     with pytest.raises(IntegrityError):
         services.game_create(host=guest.player, visibility="private")

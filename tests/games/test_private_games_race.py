@@ -9,9 +9,10 @@ import threading
 import pytest
 from django.db import connection
 
-from games import invites, services
+from games import services
 from games.models import Game
 from tests.factories import make_persona
+from unoservice import codes as invite_codes
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -19,7 +20,7 @@ ROUNDS = 5
 
 
 def test_two_creations_racing_to_the_same_code_end_with_two_different_codes(monkeypatch):
-    real = invites.new_code
+    real = invite_codes.new_code
     drawn = threading.local()
 
     def same_code_first() -> str:
@@ -29,7 +30,7 @@ def test_two_creations_racing_to_the_same_code_end_with_two_different_codes(monk
         drawn.once = True
         return "RACE2345"
 
-    monkeypatch.setattr(invites, "new_code", same_code_first)
+    monkeypatch.setattr(invite_codes, "new_code", same_code_first)
     for _ in range(ROUNDS):
         hosts = [make_persona("A").player, make_persona("B").player]
         barrier = threading.Barrier(len(hosts))
