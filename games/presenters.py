@@ -157,6 +157,8 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         "visibility": game.visibility,
         **_rated_json(game),
         "created_at": game.created_at.isoformat(),
+        # Read off the snapshot as it is: no state to rebuild for a list's row.
+        "round": game.state.get("round") if game.state else None,
         "to_act": game.seat_to_act(),
         "your_turn": game.is_turn_of(viewer),
         "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,

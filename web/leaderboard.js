@@ -37,9 +37,7 @@ export function showLeaderboard(main, page) {
       h("th", { scope: "row" }, h("a", { href: profilePath(r.player.id), "data-link": true },
         r.player.bot ? text.botLabel(r.player.bot) : r.player.name,
         r.player.tag ? h("span", { class: "tag" }, text.tag(r.player.tag)) : null)),
-      h("td", {}, text.number(r.rating.ordinal)),
-      h("td", { class: "wide-only" }, text.number(r.rating.mu)),
-      h("td", { class: "wide-only" }, text.number(r.rating.sigma)),
+      h("td", {}, text.rating(r.rating.ordinal)),
       h("td", {}, String(r.rating.games))));
     main.replaceChildren(h("section", { class: "panel leaderboard", "aria-labelledby": "leaderboard-title" },
       h("h1", { id: "leaderboard-title" }, text.leaderboardTitle),
@@ -49,9 +47,7 @@ export function showLeaderboard(main, page) {
           h("caption", { class: "visually-hidden" }, text.leaderboardCaption),
           h("thead", {}, h("tr", {},
             h("th", { scope: "col" }, text.rankColumn), h("th", { scope: "col" }, text.nameColumn),
-            h("th", { scope: "col" }, text.ordinal),
-            h("th", { scope: "col", class: "wide-only" }, text.mu),
-            h("th", { scope: "col", class: "wide-only" }, text.sigma),
+            h("th", { scope: "col" }, text.ratingTitle),
             h("th", { scope: "col" }, text.ratedGames))),
           h("tbody", {}, rows)),
       pager(board, page, "/play/leaderboard")));

@@ -1,6 +1,7 @@
-// The lobby: signing up, and a new game against bots.
+// The lobby: signing up; one tap to a game against bots or a quick match, the full
+// options folded away; the player's games, to go back to or leave.
 import { ApiError, forgetPlayer, get, player, post, signUp } from "./api.js";
-import { field, h, takeFlash } from "./dom.js";
+import { choose, field, flash, h, takeFlash } from "./dom.js";
 import { keepNudge } from "./keep.js";
 import { disablePush, enablePush, pushState } from "./push.js";
 import { text } from "./text.js";
@@ -39,12 +40,57 @@ function signUpForm(main, go) {
   name.focus();
 }
 
+// What one tap starts: three casual bots, or a quick match of four, to 200 points.
+const SHORT_GAME = 200, ONE_TAP_BOTS = 3, ONE_TAP_PLAYERS = 4;
+
+// Creates a public game of the player and `bots` bots and starts it: its page.
+async function botGame({ bots, strategy, target, rules = {}, timeout = null, friends = 0 }) {
+  const game = await post("/games", {
+    max_players: bots + friends + 1, target_score: target, rules, turn_timeout: timeout,
+    visibility: friends ? "private" : "public",
+  });
+  for (let i = 0; i < bots; i += 1) await post(`/games/${game.id}/bots`, { strategy });
+  // With friends the game is private: they join by its link, and its host starts it.
+  if (!friends) await post(`/games/${game.id}/start`);
+  return game;
+}
+
+function playNow(go) {
+  const error = h("p", { class: "error", role: "alert" });
+  const buttons = [];
+  const tap = (action) => async () => {
+    for (const b of buttons) b.disabled = true;
+    error.textContent = text.creating;
+    try {
+      go(`/play/games/${(await action()).id}`);
+    } catch (err) {
+      error.textContent = text.error(err.message);
+      for (const b of buttons) b.disabled = false;
+    }
+  };
+  buttons.push(
+    h("button", { type: "button", class: "big", "data-key": "play-bots", "aria-describedby": "play-bots-help",
+                  onclick: tap(() => botGame({ bots: ONE_TAP_BOTS, strategy: "greedy", target: SHORT_GAME })) },
+      text.playBots),
+    h("button", { type: "button", class: "big", "data-key": "quick-match", "aria-describedby": "quick-help",
+                  onclick: tap(() => post("/matchmaking", { max_players: ONE_TAP_PLAYERS, target_score: SHORT_GAME })) },
+      text.quickMatchTitle));
+  return h("section", { class: "panel play-now", "aria-labelledby": "play-now-title" },
+    h("h1", { id: "play-now-title" }, text.playNow),
+    h("div", { class: "play-choices" },
+      h("div", { class: "play-choice" }, buttons[0],
+        h("p", { class: "help", id: "play-bots-help" }, text.playBotsHelp(ONE_TAP_BOTS, SHORT_GAME))),
+      h("div", { class: "play-choice" }, buttons[1],
+        h("p", { class: "help", id: "quick-help" }, text.quickHelp(ONE_TAP_PLAYERS, SHORT_GAME)))),
+    error);
+}
+
 function newGameForm(go) {
   const bots = select("bots", counts(0, 9), 3);
   const friends = select("friends", counts(0, 9), 0, { "aria-describedby": "friends-help" });
   const strength = select("strength", Object.entries(text.strengths), "greedy");
   const target = h("input", { id: "target", name: "target", type: "number", min: 0,
-                              max: 10000, step: 1, value: 500, "aria-describedby": "target-help" });
+                              max: 10000, step: 1, value: SHORT_GAME, "aria-describedby": "target-help" });
   const rules = Object.entries(text.rules).map(([rule, [label, help]]) =>
     h("div", { class: "rule" },
       h("input", { type: "checkbox", id: `rule-${rule}`, name: rule,
@@ -54,8 +100,9 @@ function newGameForm(go) {
   const timeout = select("timeout", text.timeouts, "");
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit" }, text.create);
-  const form = h("form", { class: "panel", "aria-labelledby": "new-game-title" },
+  const form = h("form", { class: "sub-panel", "aria-labelledby": "new-game-title" },
     h("h2", { id: "new-game-title" }, text.newGameTitle),
+    h("p", { class: "help" }, text.botGamesUnrated),
     h("div", { class: "fields" },
       field(text.botsLabel, bots), field(text.strengthLabel, strength),
       field(text.friendsLabel, friends, text.friendsHelp),
@@ -75,16 +122,8 @@ function newGameForm(go) {
         submit.disabled = false;
         return;
       }
-      // With friends the game is private: they join by its link, and its host starts it.
-      const game = await post("/games", {
-        max_players: count + invited + 1, target_score: Number(target.value), rules: chosen,
-        turn_timeout: timeout.value ? Number(timeout.value) : null,
-        visibility: invited ? "private" : "public",
-      });
-      for (let i = 0; i < count; i += 1) {
-        await post(`/games/${game.id}/bots`, { strategy: strength.value });
-      }
-      if (!invited) await post(`/games/${game.id}/start`);
+      const game = await botGame({ bots: count, strategy: strength.value, target: Number(target.value),
+        rules: chosen, timeout: timeout.value ? Number(timeout.value) : null, friends: invited });
       go(`/play/games/${game.id}`);
     } catch (err) {
       error.textContent = text.error(err.message);
@@ -149,18 +188,20 @@ export async function showLobby(main, who, go) {
     main.replaceChildren(h("p", { class: "error", role: "alert" }, text.error(err.message)));
     return;
   }
-  const shown = [notice, keepNudge(me), newGameForm(go), quickMatchForm(go), joinForm(go),
-    await yourGames(), await gamesToWatch(me), await notifications()];
+  const more = h("details", { class: "panel more-ways" },
+    h("summary", {}, text.moreWays), h("div", { class: "more-ways-forms" }, newGameForm(go), quickMatchForm(go)));
+  const shown = [notice, keepNudge(me), playNow(go), await yourGames(me, go), more, joinForm(go),
+    await gamesToWatch(me), await notifications()];
   if (!player() || player().token !== token) return; // signed out meanwhile
   main.replaceChildren(h("div", { class: "lobby" }, shown));
 }
 
 function quickMatchForm(go) {
   const seats = select("qm-players", counts(2, 10), 4);
-  const target = select("qm-target", text.quickTargets, 500);
+  const target = select("qm-target", text.quickTargets, SHORT_GAME);
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit" }, text.findGame);
-  const form = h("form", { class: "panel", "aria-labelledby": "qm-title" },
+  const form = h("form", { class: "sub-panel", "aria-labelledby": "qm-title" },
     h("h2", { id: "qm-title" }, text.quickMatchTitle),
     h("p", { class: "help" }, text.quickMatchHelp),
     h("div", { class: "fields" }, field(text.playersLabel, seats), field(text.targetLabel, target)),
@@ -197,9 +238,28 @@ function joinForm(go) {
 
 const players = (g) => g.players.map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat)))
   .join(", ");
+const opponents = (g, me) => g.players.filter((p) => !(p.player && p.player.id === me.id))
+  .map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat))).join(", ");
 
-// The games the player sits in that are not over, to go back to.
-async function yourGames() {
+// One of the player's games: against whom, which round, whose turn, since when.
+function gameLine(g, me) {
+  const turn = g.status !== "playing" ? text.statuses[g.status]
+    : g.your_turn ? text.yourTurn
+      : g.to_act === null ? text.statuses.playing
+        : text.turnOf(opponentName(g, g.to_act));
+  return [h("span", { class: "game-with" }, text.against(opponents(g, me) || text.nobodyYet)),
+    h("span", { class: "game-facts" },
+      [g.round ? text.round(g.round) : null, turn, text.startedAt(text.date(g.created_at))]
+        .filter(Boolean).join(" · "))];
+}
+
+function opponentName(g, seat) {
+  const p = g.players.find((s) => s.seat === seat);
+  return !p ? `#${seat}` : p.player ? p.player.name : text.botName(p.bot, seat);
+}
+
+// The games the player sits in that are not over, to go back to or to leave.
+async function yourGames(me, go) {
   let games = [];
   try {
     for (const status of ["playing", "waiting"]) {
@@ -208,12 +268,28 @@ async function yourGames() {
   } catch {
     return null;
   }
+  const leave = (g) => async () => {
+    const sure = await choose(text.leaveQuestion(g.status, g.rated), [
+      { label: text.leaveConfirm, value: "leave", class: "danger" }], text.stay);
+    if (!sure) return;
+    try {
+      await post(`/games/${g.id}/leave`);
+      flash(text.youLeft);
+    } catch (err) {
+      flash(text.error(err.message), { error: true });
+    }
+    go("/play/", { replace: true });
+  };
   return h("section", { class: "panel", "aria-labelledby": "your-games-title" },
     h("h2", { id: "your-games-title" }, text.yourGames),
-    games.length === 0 ? h("p", { class: "games-empty" }, text.noGames) : h("ul", { class: "games" }, games.map((g) =>
-      h("li", {}, h("span", {}, text.gameLine(g, players(g))),
-        h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
-                 "aria-label": `${text.openGame}: ${players(g)}` }, text.openGame)))));
+    games.length === 0 ? h("p", { class: "games-empty" }, text.noGames) : h("ul", { class: "games mine" }, games.map((g) =>
+      h("li", { "data-game": g.id, class: g.your_turn ? "your-turn" : null },
+        h("div", { class: "game-line" }, gameLine(g, me)),
+        h("div", { class: "row" },
+          h("a", { href: `/play/games/${g.id}`, "data-link": true, class: "button",
+                   "aria-label": `${text.openGame}: ${players(g)}` }, text.openGame),
+          h("button", { type: "button", class: "secondary", "data-key": `leave-${g.id}`,
+                        "aria-label": `${text.leave}: ${players(g)}`, onclick: leave(g) }, text.leave))))));
 }
 
 // A few public games being played that the player holds no seat in, to watch.

@@ -1,6 +1,6 @@
 // A player's profile (`me` for one's own, `bot:<strategy>` for a bot): their rating
-// and rank, or what a provisional rating still lacks, their numbers, and the games
-// they finished, a page at a time, each with its replay.
+// as one number and their rank, or what a provisional rating still lacks, their
+// numbers, and the games they finished, a page at a time, each with its replay.
 import { get } from "./api.js";
 import { h } from "./dom.js";
 import { pager, profilePath } from "./leaderboard.js";
@@ -15,9 +15,25 @@ const facts = (pairs) => h("dl", { class: "facts" }, pairs.map(([term, value]) =
 function standing(profile) {
   if (profile.rank !== null) return text.rank(profile.rank);
   if (!profile.provisional) return text.unranked;
-  return text.provisional(Math.min(profile.rating.games, RECORD_GAMES),
-    Math.min(profile.opponents, RECORD_OPPONENTS));
+  return text.provisional(Math.max(0, RECORD_GAMES - profile.rating.games),
+    Math.max(0, RECORD_OPPONENTS - profile.opponents));
 }
+
+// One number a player reads; μ and σ, which it is made of, only for who asks.
+const ratingOf = (profile) => [
+  h("h2", {}, text.ratingTitle),
+  h("p", { class: "rating" },
+    h("span", { class: "rating-value" }, text.rating(profile.rating.ordinal)),
+    h("span", { class: "rating-games" }, text.ratedGamesCount(profile.rating.games))),
+  h("p", { class: "standing" }, standing(profile)),
+  h("p", { class: "help rating-counts" }, text.ratingCounts),
+  h("details", { class: "rating-how" },
+    h("summary", {}, text.ratingHow),
+    h("p", { class: "help" }, text.ratingHowHelp),
+    facts([[text.ratingMu, text.number(profile.rating.mu)],
+           [text.ratingSigma, text.number(profile.rating.sigma)],
+           [text.ratingOrdinal, text.number(profile.rating.ordinal)]])),
+];
 
 function historyEntry(entry) {
   const who = entry.players.map((p) => {
@@ -54,14 +70,10 @@ export function showProfile(main, id, page) {
       return;
     }
     if (left) return;
-    const rating = profile.rating;
     main.replaceChildren(h("div", { class: "profile" },
       h("section", { class: "panel", "aria-labelledby": "profile-title" },
         h("h1", { id: "profile-title" }, profile.bot ? text.botLabel(profile.bot) : profile.name),
-        h("p", { class: "standing" }, standing(profile)),
-        h("h2", {}, text.ratingTitle),
-        facts([[text.ordinal, text.number(rating.ordinal)], [text.mu, text.number(rating.mu)],
-               [text.sigma, text.number(rating.sigma)], [text.ratedGames, String(rating.games)]]),
+        ratingOf(profile),
         h("h2", {}, text.statsTitle),
         facts([[text.gamesPlayed, String(profile.stats.games_played)],
                [text.gamesWon, String(profile.stats.games_won)],

@@ -1,6 +1,7 @@
-// A finished game's replay: the events of its log on a slider, and the whole table
-// after the chosen one, every hand shown. Tables come from /replay one seq at a time,
-// only for the events the slider settles on, and are kept once read.
+// A finished game's replay: the events of its log on a slider marked where each round
+// starts, a picker of the rounds, and the whole table after the chosen event, every
+// hand shown. Tables come from /replay one seq at a time, only for the events the
+// slider settles on, and are kept once read.
 import { get } from "./api.js";
 import { cardElement } from "./cards.js";
 import { h } from "./dom.js";
@@ -16,7 +17,7 @@ export function seatName(players, seat) {
 }
 
 export function showReplay(main, gameId) {
-  let left = false, timer = null;
+  let left = false, timer = null, crowding = null;
   const tables = new Map();
   main.replaceChildren(h("p", {}, text.loading));
 
@@ -47,8 +48,12 @@ export function showReplay(main, gameId) {
       return (line && line(name(event.seat), event.data, name)) || text.eventType(event.type);
     };
     const asked = Number(new URLSearchParams(location.search).get("seq"));
-    const dealt = events.find((e) => e.type === "round_started");
-    let seq = asked >= 1 && asked <= last ? asked : dealt ? dealt.seq : 1;
+    const rounds = events.filter((e) => e.type === "round_started")
+      .map((e, i) => ({ seq: e.seq, round: e.round ?? i + 1 }));
+    // An event belongs to the last round started at or before it (a round's end and
+    // the game's come before the next deal).
+    const roundAt = (at) => rounds.findLast((r) => r.seq <= at) || null;
+    let seq = asked >= 1 && asked <= last ? asked : rounds.length ? rounds[0].seq : 1;
 
     const slider = h("input", { type: "range", id: "replay-seq", min: 1, max: last, step: 1,
                                 value: seq, "aria-describedby": "replay-event" });
@@ -62,23 +67,46 @@ export function showReplay(main, gameId) {
       `${text.next} →`);
     const table = h("section", { class: "replay-table", "aria-label": text.replayTitle, "aria-busy": "true" });
     slider.addEventListener("input", () => move(Number(slider.value)));
+    const picker = rounds.length === 0 ? null : h("select", { id: "replay-round" },
+      rounds[0].seq > 1 ? h("option", { value: 1 }, text.replayBeforeTheDeal) : null,
+      rounds.map((r) => h("option", { value: r.seq }, text.replayRoundOf(r.round, rounds.length))));
+    picker?.addEventListener("change", () => move(Number(picker.value)));
+    // The picker says the same to assistive technology: the marks are for the eye.
+    const marks = rounds.length === 0 ? null : h("ol", { class: "replay-marks", "aria-hidden": "true" },
+      rounds.map((r) => {
+        const mark = h("li", { class: "replay-mark", "data-seq": r.seq }, String(r.round));
+        // Through the CSSOM: the page's policy refuses style attributes.
+        mark.style.setProperty("--at", String((r.seq - 1) / Math.max(1, last - 1)));
+        return mark;
+      }));
+    crowding = marks && new ResizeObserver(() => uncrowd(marks));
     main.replaceChildren(h("div", { class: "replay" },
       h("div", { class: "replay-head" }, title, back),
       h("p", { class: "help" }, players.map((p) => name(p.seat)).join(", ")),
       h("div", { class: "replay-controls panel" },
-        h("div", { class: "replay-label" }, h("label", { for: "replay-seq" }, text.replaySlider), position),
-        slider,
+        h("div", { class: "replay-label" },
+          h("span", { class: "replay-where" }, h("label", { for: "replay-seq" }, text.replaySlider), position),
+          picker && h("span", { class: "replay-round" }, h("label", { for: "replay-round" }, text.replayRound), picker)),
+        h("div", { class: "replay-track" }, slider, marks),
         h("div", { class: "replay-steps" }, previous, next),
         said),
       table));
+    crowding?.observe(marks);
 
-    // The slider and the text follow at once; the table once the slider settles.
+    // The slider, the picker, the marks and the text follow at once; the table once
+    // the slider settles.
     function move(to) {
       seq = Math.min(last, Math.max(1, to));
       slider.value = String(seq);
       const line = lineOf(events[seq - 1]);
+      const round = roundAt(seq);
       position.textContent = text.replayPosition(seq, last);
-      slider.setAttribute("aria-valuetext", `${text.replayPosition(seq, last)}: ${line}`);
+      slider.setAttribute("aria-valuetext",
+        `${text.replayAt(round && round.round, text.replayPosition(seq, last))}: ${line}`);
+      if (picker) picker.value = String(round ? round.seq : 1);
+      for (const mark of marks ? marks.children : []) {
+        mark.classList.toggle("current", round !== null && mark.dataset.seq === String(round.seq));
+      }
       said.textContent = line;
       previous.disabled = seq <= 1;
       next.disabled = seq >= last;
@@ -109,7 +137,19 @@ export function showReplay(main, gameId) {
   }
 
   start();
-  return () => { left = true; clearTimeout(timer); };
+  return () => { left = true; clearTimeout(timer); crowding?.disconnect(); };
+}
+
+// A round's number under its mark, unless it would run into the one before: short
+// rounds sit close together on a phone, and their marks alone say enough there.
+function uncrowd(marks) {
+  let right = -Infinity;
+  for (const mark of marks.children) {
+    mark.classList.remove("crowded");
+    const box = mark.getBoundingClientRect();
+    if (box.left < right + 4) mark.classList.add("crowded");
+    else right = box.right;
+  }
 }
 
 function drawTable(table, at, players, name) {

@@ -14,10 +14,11 @@ export const EVENT_TYPES = [
 const FIRST_DELAY = 1000, MOST_DELAY = 30000;
 
 // on.view(view), on.event(event), on.message(message), on.end(end),
-// on.stop(status, error), on.drop().
+// on.stop(status, error), on.drop(). `after`: the last seq already read (from
+// /events), to begin right after it.
 // Returns a function that stops following.
-export function follow(gameId, on) {
-  let delay = FIRST_DELAY, lastSeq = null, lastMessage = null, source = null, timer = null;
+export function follow(gameId, on, { after = null } = {}) {
+  let delay = FIRST_DELAY, lastSeq = after, lastMessage = null, source = null, timer = null;
   let stopped = false;
 
   function retry(retryAfter) {
@@ -46,17 +47,20 @@ export function follow(gameId, on) {
     }
     const { ticket } = await res.json();
     if (stopped) return;
-    const after = (lastSeq === null ? "" : `&after=${lastSeq}`) +
+    const resume = (lastSeq === null ? "" : `&after=${lastSeq}`) +
       (lastMessage === null ? "" : `&messages_after=${lastMessage}`);
     source = new EventSource(
-      `${API}/games/${gameId}/stream?ticket=${encodeURIComponent(ticket)}${after}`);
+      `${API}/games/${gameId}/stream?ticket=${encodeURIComponent(ticket)}${resume}`);
     source.addEventListener("game", (e) => {
       delay = FIRST_DELAY;
       lastSeq = Number(e.lastEventId);
       on.view(JSON.parse(e.data));
     });
     for (const type of EVENT_TYPES) {
-      source.addEventListener(type, (e) => on.event(JSON.parse(e.data)));
+      source.addEventListener(type, (e) => {
+        lastSeq = Number(e.lastEventId);
+        on.event(JSON.parse(e.data));
+      });
     }
     // Table talk: frames without an id (they are not events of the game).
     source.addEventListener("message", (e) => {

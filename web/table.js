@@ -1,26 +1,38 @@
-// A game's table: the seats, the pile, the player's hand and moves, the log, the
-// results; kept up to date from the game's stream.
+// A game's table: the seats around the pile, the player's hand and moves, what
+// happened, the ends of rounds and of the game; kept up to date from the game's
+// stream. Moves are sent the moment they are chosen; what moves on the screen
+// (web/motion.js) follows them and never holds one back.
 import { ApiError, get, player, post } from "./api.js";
-import { cardElement } from "./cards.js";
-import { choose, h, replace } from "./dom.js";
+import { choose, flash, h, replace } from "./dom.js";
+import { gameOver, showRoundEnd } from "./ends.js";
+import { centre, handElement, places, seatAfter, seatElement } from "./felt.js";
 import { inviteControl } from "./friends.js";
+import { eventsSoFar, logPanel } from "./log.js";
+import { showEffects } from "./effects.js";
+import { motionLayer } from "./motion.js";
 import { follow } from "./stream.js";
 import { tableTalk } from "./talk.js";
 import { text } from "./text.js";
 import { waitingRoom } from "./waiting.js";
 
-const LOG_LINES = 40;
+const KEPT_EVENTS = 1000;
 const COLORS = ["red", "yellow", "green", "blue"];
 
 export function showTable(main, gameId, go) {
   const state = {
-    view: null, busy: false, unoArmed: false, log: [], loggedSeq: 0,
-    results: null, end: null, note: "", stopped: null, rematchBy: null, left: false,
+    view: null, busy: false, unoArmed: false, events: [], lastSeq: 0, fresh: [],
+    results: null, lastPlayed: null, note: "", stopped: null, rematchBy: null, left: false,
+    drawn: new Set(), landing: new Set(), ahead: null, closeRoundEnd: null,
   };
   // The status line stays one element, so that screen readers announce its changes.
   const statusLine = h("p", { class: "status", role: "status" });
+  const leaveButton = h("button", { type: "button", class: "secondary leave", "data-key": "leave",
+                                    hidden: true, onclick: () => leave() }, text.leave);
   const content = h("div", { class: "table-content" });
-  const root = h("div", { class: "table", "aria-busy": "true" }, statusLine, content);
+  const roundEnd = h("dialog", { class: "round-end", "aria-labelledby": "round-end-title" });
+  const layer = motionLayer();
+  const root = h("div", { class: "table", "aria-busy": "true" },
+    h("div", { class: "table-bar" }, statusLine, leaveButton), content, roundEnd, layer);
   main.replaceChildren(root);
   // Table talk, and a waiting game's invitations of friends: drawn once, kept across views.
   const talk = tableTalk(gameId, { changed: () => render() });
@@ -29,8 +41,9 @@ export function showTable(main, gameId, go) {
   // The player's own seat is theirs by their id, not by the view's `you`, which a
   // bot holding it after their timeouts leaves empty: the log names them alike.
   const signedIn = player();
+  const isMe = (p) => Boolean(p && signedIn && p.id === signedIn.id);
   // The log and the prompts name a player by name alone, with the tag only where
-  // another seat has the same name; the seats' list shows every tag beside the name.
+  // another seat has the same name; the seats show every tag beside the name.
   const namesake = (s) => state.view.seats.some((o) => o !== s && o.player
     && o.player.name.toLowerCase() === s.player.name.toLowerCase());
   const name = (seat) => {
@@ -38,16 +51,15 @@ export function showTable(main, gameId, go) {
     if (!s) return `#${seat}`;
     const base = !s.player ? text.botName(s.bot, seat)
       : namesake(s) ? text.tagged(s.player.name, s.player.tag) : s.player.name;
-    return s.player && signedIn && s.player.id === signedIn.id ? `${base} (${text.you})` : base;
+    return isMe(s.player) ? `${base} (${text.you})` : base;
   };
-
-  // The seats' list: the name, its tag (muted) and whether it is the player's own.
+  // The player's own seat, at the bottom, needs no tag to be told apart.
   function seatName(s) {
     if (!s.player) return [name(s.seat)];
-    const mine = signedIn && s.player.id === signedIn.id;
-    return [s.player.name, s.player.tag ? h("span", { class: "tag" }, text.tag(s.player.tag)) : null,
-      mine ? ` (${text.you})` : null];
+    if (isMe(s.player)) return [s.player.name, ` (${text.you})`];
+    return [s.player.name, s.player.tag ? h("span", { class: "tag" }, text.tag(s.player.tag)) : null];
   }
+  const mySeat = () => (state.view && state.view.you ? state.view.you.seat : null);
 
   function applyView(view) {
     if (state.view && view.version < state.view.version) return;
@@ -55,19 +67,28 @@ export function showTable(main, gameId, go) {
     state.view = view;
   }
 
-  function logEvents(events) {
+  // Events in seq order, each once, whether from /events, a move's answer or the
+  // stream; `live` ones are shown happening.
+  function takeEvents(events, { live }) {
     for (const event of events) {
-      if (event.seq <= state.loggedSeq) continue;
-      state.loggedSeq = event.seq;
+      if (event.seq <= state.lastSeq) continue;
+      state.lastSeq = event.seq;
+      state.events.push(event);
+      if (live) state.fresh.push(event);
+      const mine = event.seat !== null && event.seat === mySeat();
       if (event.type === "rematch_offered") state.rematchBy = event.data.by;
+      if (event.type === "card_played") state.lastPlayed = event.data.card;
       if (event.type === "round_ended") {
-        state.results = { round: event.round, seat: event.seat, ...event.data };
+        state.results = { round: event.round, seat: event.seat, card: state.lastPlayed, ...event.data };
       }
-      const line = text.event[event.type];
-      const said = line && line(name(event.seat), event.data, name);
-      if (said) state.log.push({ seq: event.seq, said });
+      // A card drawn stays marked until the player's next move.
+      if (live && mine && event.type === "cards_drawn" && event.data.cards) {
+        state.drawn = new Set(event.data.cards.map((c) => c.id));
+      } else if (mine && ["card_played", "turn_passed"].includes(event.type)) {
+        state.drawn = new Set();
+      }
     }
-    state.log = state.log.slice(-LOG_LINES);
+    if (state.events.length > KEPT_EVENTS) state.events = state.events.slice(-KEPT_EVENTS);
   }
 
   async function refresh() {
@@ -79,27 +100,44 @@ export function showTable(main, gameId, go) {
     render();
   }
 
-  async function send(move) {
+  // The played card leaves the hand at once, before the service answers: the card on
+  // the pile, the hand without it, nothing else to play until the answer comes.
+  function playAhead(move, button) {
+    const view = state.view;
+    const card = view.you.hand.find((c) => c.id === move.card);
+    if (!card) return;
+    const from = button ? button.getBoundingClientRect() : null;
+    state.view = { ...view, top_card: card, current_color: move.color || card.color,
+      you: { ...view.you, hand: view.you.hand.filter((c) => c !== card), legal_moves: [] } };
+    state.ahead = { card: card.id, from };
+  }
+
+  async function send(move, button = null) {
     if (state.busy) return;
     const body = { ...move };
     if (body.action === "play" && state.unoArmed) body.uno = true;
     state.busy = true;
+    if (body.action === "play") playAhead(body, button);
     render();
+    shown();
     try {
       const answer = await post(`/games/${gameId}/moves`, body);
+      takeEvents(answer.events, { live: true });
       applyView(answer.game);
-      logEvents(answer.events);
       state.note = "";
     } catch (err) {
-      // Someone moved first (or the table changed): read it again and decide afresh.
-      if (err instanceof ApiError && err.status === 409) await refresh();
-      else state.note = text.error(err.message);
+      // Someone moved first, or the move was refused: the table as it really is.
+      if (!(err instanceof ApiError && err.status === 409)) state.note = text.error(err.message);
+      state.fresh = [];
+      state.ahead = null;
+      await refresh();
     }
     state.busy = false;
     render();
+    shown();
   }
 
-  async function playCard(card, moves) {
+  async function playCard(card, moves, button) {
     let chosen = moves;
     if (moves.some((m) => m.color)) {
       const color = await choose(text.chooseColor, COLORS
@@ -114,7 +152,7 @@ export function showTable(main, gameId, go) {
       if (target === null) return;
       chosen = chosen.filter((m) => String(m.target) === target);
     }
-    send(chosen[0]);
+    send(chosen[0], button);
   }
 
   async function chooseColor(moves) {
@@ -123,32 +161,20 @@ export function showTable(main, gameId, go) {
     if (color) send(moves.find((m) => m.color === color));
   }
 
-  function seatsList(view) {
-    return h("ol", { class: "seats", "aria-label": text.seats }, view.seats.map((s) => {
-      const turn = view.current_seat === s.seat;
-      const deadline = turn && view.turn_deadline;
-      return h("li", { class: `seat${turn ? " turn" : ""}`, "aria-current": turn ? "true" : null },
-        h("span", { class: "seat-name" }, ...seatName(s)),
-        h("span", { class: "seat-cards" }, text.cards(s.card_count)),
-        h("span", { class: "seat-score" }, text.points(s.score)),
-        s.said_uno ? h("span", { class: "badge uno" }, text.saidUno) : null,
-        talk.bubble(s.seat),
-        s.online ? null : h("span", { class: "badge away" }, text.offline),
-        turn ? h("span", { class: "badge turn" }, text.toAct) : null,
-        deadline ? h("span", { class: "countdown", "data-deadline": deadline }) : null);
-    }));
-  }
-
-  function pile(view) {
-    if (!view.top_card) return h("div", { class: "pile" }, h("p", {}, text.waitingToStart));
-    return h("div", { class: "pile", "aria-label": text.pile, role: "group" },
-      cardElement("div", view.top_card, { "aria-label": `${text.pile}: ${text.cardName(view.top_card)}`,
-                                          role: "img", "data-card": view.top_card.id }),
-      h("div", { class: "pile-info" },
-        h("p", { class: `current-color color-${view.current_color || "none"}` },
-          text.currentColor(view.current_color)),
-        h("p", {}, text.drawPile(view.draw_pile_count)),
-        h("p", {}, `${text.round(view.round)} · ${text.direction[view.direction]}`)));
+  function seatsElement(view) {
+    const where = places(view);
+    const next = view.status === "playing" ? seatAfter(view, view.current_seat) : null;
+    return h("ol", { class: "seats", "aria-label": text.seats },
+      view.seats.map((s, i) => {
+        const turn = view.status === "playing" && view.current_seat === s.seat;
+        const deadline = turn && view.turn_deadline;
+        return seatElement(view, s, {
+          name: seatName(s), place: where[i], next: next === s.seat && next !== view.current_seat,
+          mine: s.seat === mySeat(),
+          extra: [talk.bubble(s.seat),
+            deadline ? h("span", { class: "countdown", "data-deadline": deadline }) : null],
+        });
+      }));
   }
 
   function actions(view, legal) {
@@ -158,11 +184,16 @@ export function showTable(main, gameId, go) {
     const drawnCard = view.pending && view.pending.type === "drawn_card" && view.you &&
       view.pending.seat === view.you.seat;
     const list = [];
+    const fourBy = view.pending && view.pending.type === "challenge" && by("challenge").length
+      ? name(view.pending.by ?? seatBefore(view)) : null;
+    if (fourBy) list.push(h("p", { class: "prompt", id: "challenge-prompt" }, text.challengePrompt(fourBy)));
     for (const m of by("draw")) list.push(button("draw", text.draw, () => send(m)));
     for (const m of by("pass")) list.push(button("pass", drawnCard ? text.keep : text.pass, () => send(m)));
     const colors = by("choose_color");
     if (colors.length) list.push(button("choose-color", text.chooseColor, () => chooseColor(colors)));
-    for (const m of by("challenge")) list.push(button("challenge", text.challenge, () => send(m)));
+    for (const m of by("challenge")) {
+      list.push(button("challenge", text.challenge, () => send(m), { "aria-describedby": "challenge-prompt" }));
+    }
     for (const m of by("accept")) list.push(button("accept", text.accept, () => send(m)));
     const call = by("call_uno")[0];
     const canArm = view.you && view.you.hand.length === 2 && by("play").length > 0;
@@ -180,80 +211,51 @@ export function showTable(main, gameId, go) {
     return h("div", { class: "actions", role: "group", "aria-label": text.actions }, list);
   }
 
-  function hand(view, legal) {
-    if (!view.you) return null;
-    return h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
-      h("h2", { id: "hand-title", class: "visually-hidden" }, text.yourHand),
-      h("ul", { class: "hand" }, view.you.hand.map((card) => {
-        const moves = legal.filter((m) => m.action === "play" && m.card === card.id);
-        // While a move is on its way the cards keep their look; `send` ignores clicks.
-        const playable = moves.length > 0;
-        return h("li", {}, cardElement("button", card, {
-          type: "button", "data-key": `card-${card.id}`, "data-card": card.id,
-          class: playable ? "playable" : "dimmed",
-          "aria-disabled": playable ? null : "true",
-          onclick: () => { if (playable && !state.busy) playCard(card, moves); },
-        }, playable ? text.playCard(text.cardName(card)) : text.cannotPlay(text.cardName(card))));
-      })));
+  // The seat that played the Wild Draw Four now challengeable: the one before the
+  // challenger in the way play goes.
+  function seatBefore(view) {
+    const n = view.seats.length, seat = view.you.seat;
+    return view.direction === "counterclockwise" ? (seat + 1) % n : (seat - 1 + n) % n;
   }
 
   // A spectator: no seat of theirs at this table, not even one a bot took.
   function watching(view) {
-    const me = player();
-    return !view.you && !(me && view.seats.some((s) => s.player && s.player.id === me.id));
+    return !view.you && !view.seats.some((s) => isMe(s.player));
   }
 
   function status(view) {
     let said;
-    if (view.status === "waiting") said = text.waitingForPlayers;
-    else if (view.status !== "playing") said = view.status === "abandoned" ? text.abandoned : text.gameOver;
-    else if (view.you && view.current_seat === view.you.seat) said = text.yourTurn;
+    const myTurn = view.status === "playing" && view.you && view.current_seat === view.you.seat;
+    if (view.status === "waiting") said = text.waitingForPlayers(view.max_players - view.seats.length);
+    else if (view.status === "abandoned") said = text.abandoned;
+    else if (view.status === "finished") said = text.gameOver;
+    else if (myTurn) said = text.yourTurn;
     else said = text.waitingFor(name(view.current_seat));
     if (watching(view)) said = `${text.watching} ${said}`;
     const line = state.note ? `${said} ${state.note}` : said;
     if (statusLine.textContent !== line) statusLine.textContent = line;
+    // The tab says so too, for a player looking at another one.
+    document.title = myTurn ? text.yourTurnTitle : text.title;
   }
 
-  function results(view) {
-    const over = view.status === "finished" || view.status === "abandoned";
-    if (!state.results && !over) return null;
-    const parts = [];
-    if (over) {
-      parts.push(h("h2", { id: "over-title" }, text.gameOver),
-        h("p", { class: "winner" }, view.winner === null ? text.abandoned : text.winner(name(view.winner))));
-    }
-    const r = state.results;
-    if (r) {
-      parts.push(h("h3", {}, text.resultsTitle(r.round)),
-        h("p", {}, text.roundWinner(name(r.seat), r.points)),
-        h("table", {}, h("caption", { class: "visually-hidden" }, text.scoresTitle),
-          h("tbody", {}, view.seats.map((s) => h("tr", {},
-            h("th", { scope: "row" }, name(s.seat)),
-            h("td", {}, (r.hands && r.hands[String(s.seat)] || []).map(text.cardName).join(", ") ||
-              "—"),
-            h("td", {}, text.points(r.scores[s.seat])))))));
-    }
-    if (over) {
-      const me = player();
-      if (state.rematchBy && me && state.rematchBy.id !== me.id) {
-        parts.push(h("p", { class: "rematch", role: "status" }, text.rematchOffered(state.rematchBy.name)));
-      }
-      parts.push(h("div", { class: "host-actions" },
-        view.status === "finished" && view.you ? h("button", {
-          type: "button", "data-key": "rematch", disabled: state.busy, onclick: rematch,
-        }, text.playAgain) : null,
-        h("a", { href: `/play/games/${gameId}/replay`, "data-link": true, class: "button secondary",
-                 "data-key": "replay" }, text.replay),
-        h("a", { href: "/play/", "data-link": true, class: "button" }, text.backToLobby)));
-    }
-    return h("section", { class: `results${over ? " over" : ""}`, "aria-live": "polite" }, parts);
+  function overActions(view) {
+    const me = player();
+    return [
+      state.rematchBy && me && state.rematchBy.id !== me.id
+        ? h("p", { class: "rematch", role: "status" }, text.rematchOffered(state.rematchBy.name)) : null,
+      view.status === "finished" && view.you ? h("button", {
+        type: "button", "data-key": "rematch", disabled: state.busy, onclick: rematch,
+      }, text.playAgain) : null,
+      h("a", { href: `/play/games/${gameId}/replay`, "data-link": true, class: "button secondary",
+               "data-key": "replay" }, text.replay),
+      h("a", { href: "/play/", "data-link": true, class: "button secondary" }, text.backToLobby),
+    ];
   }
 
   // A seat a bot took after the player's turns ran out: theirs to take back.
   function resumeOffer(view) {
-    const me = player();
-    const mine = view.status === "playing" && !view.you && me &&
-      view.seats.find((s) => s.player && s.player.id === me.id && s.bot);
+    const mine = view.status === "playing" && !view.you &&
+      view.seats.find((s) => isMe(s.player) && s.bot);
     if (!mine) return null;
     return h("div", { class: "notice" }, h("p", {}, text.botHasSeat),
       h("button", { type: "button", "data-key": "resume", disabled: state.busy, onclick: () => act("/resume") },
@@ -265,13 +267,37 @@ export function showTable(main, gameId, go) {
     go("/play/");
   }
 
-  // The next game with the same players: made by the first to ask, joined by the others.
+  // Leaving, once the player knows what it costs them.
+  async function leave() {
+    const view = state.view;
+    if (!view || state.busy) return;
+    const sure = await choose(text.leaveQuestion(view.status, view.rated), [
+      { label: text.leaveConfirm, value: "leave", class: "danger" }], text.stay);
+    if (!sure) return;
+    state.busy = true;
+    render();
+    try {
+      await post(`/games/${gameId}/leave`);
+      flash(text.youLeft);
+      go("/play/");
+      return;
+    } catch (err) {
+      state.note = text.error(err.message);
+    }
+    state.busy = false;
+    await refresh();
+  }
+
+  // The next game with the same players: made by the first to ask, joined by the
+  // others. Against bots alone it starts at once: nobody else is to come.
   async function rematch() {
     if (state.busy) return;
+    const alone = !state.view.seats.some((s) => s.player && !isMe(s.player));
     state.busy = true;
     render();
     try {
       const next = await post(`/games/${gameId}/rematch`);
+      if (alone && next.status === "waiting" && isMe(next.host)) await post(`/games/${next.id}/start`);
       go(`/play/games/${next.id}`);
       return;
     } catch (err) {
@@ -286,7 +312,7 @@ export function showTable(main, gameId, go) {
     while (!state.left && !state.rematchBy) {
       try {
         const answer = await get(`/games/${gameId}/events?after=${after}&wait=30`);
-        logEvents(answer.events);
+        takeEvents(answer.events, { live: false });
         if (answer.events.length) after = answer.events[answer.events.length - 1].seq;
         if (state.rematchBy) await refresh();
       } catch {
@@ -310,13 +336,22 @@ export function showTable(main, gameId, go) {
     render();
   }
 
-  function logList() {
-    return h("section", { class: "log", "aria-labelledby": "log-title" },
-      h("h2", { id: "log-title" }, text.log),
-      // The log role on a wrapper: on the list itself it would hide that it is a list.
-      // The list scrolls, so the keyboard can reach it (its data-key keeps the focus).
-      h("div", { role: "log" }, h("ol", { tabindex: 0, "data-key": "log", "aria-labelledby": "log-title" },
-        state.log.slice().reverse().map((l) => h("li", {}, l.said)))));
+  // The host's start with bots in every seat still free.
+  async function startWithBots() {
+    if (state.busy) return;
+    state.busy = true;
+    render();
+    try {
+      for (let seats = state.view.seats.length; seats < state.view.max_players; seats += 1) {
+        applyView(await post(`/games/${gameId}/bots`, { strategy: "greedy" }));
+      }
+      applyView(await post(`/games/${gameId}/start`));
+      state.note = "";
+    } catch (err) {
+      state.note = text.error(err.message);
+    }
+    state.busy = false;
+    render();
   }
 
   function render() {
@@ -328,24 +363,46 @@ export function showTable(main, gameId, go) {
     root.classList.toggle("watching", watching(view));
     const over = view.status === "finished" || view.status === "abandoned";
     status(view);
+    leaveButton.hidden = over || watching(view);
     talk.update(view, watching(view));
     // A seated player may invite friends while the game waits with a seat free.
     const inviting = view.status === "waiting" && view.you && !view.quick_match &&
       view.seats.length < view.max_players;
     if (inviting && !invite) invite = inviteControl(gameId);
     if (invite) invite.update(view);
+    const draw = legal.find((m) => m.action === "draw");
     replace(content,
       state.stopped ? h("p", { class: "error", role: "alert" }, text.stopped) : null,
       resumeOffer(view),
-      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel,
+      view.status === "waiting" ? waitingRoom(view, { busy: state.busy, post: act, cancel, startWithBots,
                                                       invite: inviting ? invite.element : null }) : null,
-      over ? results(view) : null,
-      seatsList(view),
-      h("div", { class: "middle" }, pile(view), watching(view) ? null : actions(view, legal)),
-      hand(view, legal),
-      over ? null : results(view),
-      h("div", { class: "talk-and-log" }, talk.element, logList()));
+      over ? gameOver(view, state.results, name, { actions: overActions(view) }) : null,
+      h("section", { class: `felt seats-${view.seats.length}`, "aria-label": text.tableLabel },
+        seatsElement(view),
+        centre(view, { draw: draw && !watching(view) ? () => send(draw) : null, busy: state.busy })),
+      watching(view) ? null : actions(view, legal),
+      handElement(view, legal, { busy: () => state.busy, drawn: state.drawn, play: playCard, resort: render }),
+      h("div", { class: "talk-and-log" }, talk.element, logPanel(state.events, name, render)));
+    for (const id of state.landing) {
+      const landing = content.querySelector(`[data-card="${id}"]`);
+      if (landing) landing.classList.add("landing");
+    }
     tick();
+  }
+
+  // What the last change did, shown on the table once it is drawn; the round's end
+  // over it when the game goes on to another round.
+  function shown() {
+    const fresh = state.fresh;
+    state.fresh = [];
+    const ahead = state.ahead;
+    state.ahead = null;
+    showEffects({ content, layer, view: state.view, fresh, ahead, mySeat: mySeat(), landing: state.landing });
+    const ended = fresh.find((e) => e.type === "round_ended");
+    if (ended && state.view.status === "playing" && !roundEnd.open) {
+      state.closeRoundEnd = showRoundEnd(roundEnd, state.view, state.results, name,
+        { onClose: () => { state.closeRoundEnd = null; } });
+    }
   }
 
   function tick() {
@@ -356,28 +413,48 @@ export function showTable(main, gameId, go) {
   }
   const clock = setInterval(tick, 1000);
 
-  const stop = follow(gameId, {
-    view(view) { state.note = ""; applyView(view); render(); },
-    event(event) { logEvents([event]); },
-    message(message) { talk.take(message); },
-    end(end) {
-      state.end = end;
-      awaitRematch(end.last_seq);
-      if (!state.view || state.view.status === "playing") refresh();
-      else render();
-    },
-    stop(status, error) {
-      state.stopped = { status, error };
-      if (!state.view) main.replaceChildren(h("p", { class: "error", role: "alert" }, text.notFound));
-      else render();
-    },
-    drop() { state.note = text.reconnecting; render(); },
-  });
+  let stop = () => {};
+  (async () => {
+    // The log as it was before the table opened (or was reloaded), then the stream
+    // from right after it.
+    let after = null;
+    try {
+      takeEvents(await eventsSoFar(gameId), { live: false });
+      after = state.lastSeq;
+    } catch {
+      // The stream tells why the game cannot be followed.
+    }
+    if (state.left) return;
+    stop = follow(gameId, {
+      view(view) {
+        state.note = "";
+        applyView(view);
+        render();
+        shown();
+      },
+      event(event) { takeEvents([event], { live: true }); },
+      message(message) { talk.take(message); },
+      end(end) {
+        awaitRematch(end.last_seq);
+        if (!state.view || state.view.status === "playing") refresh();
+        else render();
+      },
+      stop(code, error) {
+        state.stopped = { code, error };
+        if (!state.view) main.replaceChildren(h("p", { class: "error", role: "alert" }, text.notFound));
+        else render();
+      },
+      drop() { state.note = text.reconnecting; render(); },
+    }, { after });
+  })();
+
   return () => {
     state.left = true;
     stop();
     clearInterval(clock);
     talk.stop();
+    if (state.closeRoundEnd) state.closeRoundEnd();
     if (invite) invite.stop();
+    document.title = text.title;
   };
 }

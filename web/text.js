@@ -17,7 +17,19 @@ export const text = {
   quickMatchTitle: "Quick match",
   quickMatchHelp: "Play with whoever else is looking; bots take the seats left empty after 30 seconds.",
   playersLabel: "Players",
-  quickTargets: [[500, "500 (a whole game)"], [0, "One round"]],
+  quickTargets: [[200, "200 (a short game)"], [500, "500 (a whole game)"], [0, "One round"]],
+  playNow: "Play",
+  playBots: "Play against bots",
+  playBotsHelp: (bots, target) => `${bots} bots, to ${target} points. Unrated: games against bots ` +
+    "alone do not count for your rating.",
+  quickHelp: (players, target) => `${players} players, to ${target} points, rated; bots take the seats ` +
+    "still empty after 30 seconds.",
+  moreWays: "More ways to play: bots, friends, house rules",
+  botGamesUnrated: "Unrated unless friends join: games against bots alone do not count for your rating.",
+  against: (names) => `Against ${names}`,
+  nobodyYet: "nobody yet",
+  turnOf: (name) => `${name}'s turn`,
+  startedAt: (date) => `started ${date}`,
   findGame: "Find a game",
   lookingForPlayers: "Looking for players…",
   botsIn: "Bots take the empty seats in",
@@ -37,8 +49,12 @@ export const text = {
   copyLink: "Copy the link",
   copied: "Copied.",
   addBot: "Add a bot",
+  seatsTaken: (taken, max) => `${taken} of ${max} seats taken` +
+    (max > taken ? `, ${max - taken} free.` : ": every seat is taken."),
+  startWithBots: (free) => (free === 1 ? "Start with a bot in the free seat" : `Start with bots in the ${free} free seats`),
   waitingForHost: (name) => `Waiting for ${name} to start the game.`,
-  waitingForPlayers: "Waiting for players to join.",
+  waitingForPlayers: (free) => (free === 1 ? "Waiting for a player: 1 seat is free."
+    : free > 1 ? `Waiting for players: ${free} seats are free.` : "Every seat is taken."),
   strengths: { random: "Beginner (random)", greedy: "Casual (greedy)", expert: "Expert" },
   targetLabel: "Points to win",
   targetHelp: "0 plays a single round.",
@@ -55,8 +71,6 @@ export const text = {
   create: "Create and start",
   yourGames: "Your games",
   noGames: "You are in no game yet.",
-  gameLine: (g, players) => `${players} · ${text.statuses[g.status]}` +
-    (g.your_turn ? ` · ${text.yourTurn}` : ""),
   statuses: { waiting: "waiting", playing: "playing", finished: "over", abandoned: "abandoned" },
   openGame: "Open",
   resume: "Take my seat back",
@@ -75,7 +89,14 @@ export const text = {
   cannotPlay: (name) => `${name}, cannot be played now`,
   pile: "Discard pile",
   currentColor: (color) => `Colour to match: ${color ? text.colors[color] : "not chosen yet"}`,
+  colorInPlay: "Colour in play: ",
+  noColorYet: "No colour yet",
+  tableLabel: "The table",
+  sortHand: "Sort by colour",
+  justDrawn: "just drawn",
+  nextUp: "next",
   drawPile: (n) => `${n} cards to draw`,
+  leftToDraw: "cards left to draw",
   round: (n) => `Round ${n}`,
   direction: { clockwise: "Clockwise ↻", counterclockwise: "Counterclockwise ↺" },
   seats: "Players",
@@ -91,6 +112,7 @@ export const text = {
   toAct: "to play",
   secondsLeft: (s) => `${s} s left`,
   yourTurn: "Your turn",
+  yourTurnTitle: "● Your turn · UNO",
   waitingFor: (name) => `Waiting for ${name}`,
   waitingToStart: "The game has not started yet.",
   start: "Start the game",
@@ -103,16 +125,38 @@ export const text = {
   unoHelp: "Press UNO! before playing your second-to-last card.",
   catchUno: (name) => `Catch ${name}`,
   challenge: "Challenge the Wild Draw Four",
+  challengePrompt: (name) => `${name} played a Wild Draw Four. Challenge it if you think they held a ` +
+    "card of the colour in play: if they did, they draw 4 cards; if not, you draw 6 instead of 4.",
   accept: "Accept and draw",
   chooseColor: "Choose a colour",
   chooseTarget: "Swap hands with",
   cancel: "Cancel",
   log: "What happened",
   resultsTitle: (n) => `Round ${n} is over`,
-  roundWinner: (name, points) => `${name} wins the round and scores ${points} points.`,
+  roundWinner: (name, points, card) => `${name} went out${card ? ` with ${card}` : ""} and scores ${points} points.`,
   scoresTitle: "Scores",
-  leftInHand: "left in hand",
-  gameOver: "The game is over",
+  playerColumn: "Player",
+  leftInHand: "Cards left",
+  handPoints: "Worth",
+  totalColumn: "Total",
+  wentOut: "Went out",
+  gameOver: "Game over",
+  nextRound: "Next round",
+  nextRoundIn: (s) => `Going on in ${s} s`,
+  newestFirst: "Newest first",
+  leave: "Leave",
+  leaveConfirm: "Leave the game",
+  stay: "Stay",
+  leaveQuestion: (status, rated) => (status === "waiting"
+    ? "Leave this game? Your seat is freed for someone else."
+    : rated ? "Leave this game? A bot plays your seat to the end and you cannot come back. " +
+      "It counts as a forfeit: you place last for your rating."
+      : "Leave this game? A bot plays your seat to the end and you cannot come back."),
+  youLeft: "You left the game.",
+  marks: {
+    skipped: "Skipped!", reversed: (direction) => `⇄ ${direction}`, guilty: "Guilty!",
+    notGuilty: "Not guilty", caught: "Caught!", swapped: "⇆ Swapped", timedOut: "Out of time",
+  },
   winner: (name) => `${name} wins the game!`,
   abandoned: "The game was abandoned.",
   reconnecting: "Connection lost; reconnecting…",
@@ -176,17 +220,39 @@ export const text = {
     rematch_offered: (who, d) => `${d.by.name} asked for a rematch.`,
   },
   eventType: (type) => type.replaceAll("_", " "),
+  replayRound: "Round",
+  replayRoundOf: (n, of) => `${n} of ${of}`,
+  replayBeforeTheDeal: "Before the deal",
+  replayAt: (round, position) => (round ? `Round ${round}, event ${position}` : `Event ${position}`),
+  // A rating is one number: the ordinal (μ − 3σ) in hundredths, rounded, so that two
+  // players the leaderboard ranks apart show numbers apart too.
+  rating: (ordinal) => {
+    const points = Math.round(ordinal * 100);
+    return `${points < 0 ? "−" : ""}${Math.abs(points)}`;
+  },
+  ratedGamesCount: (n) => (n === 1 ? "from 1 rated game" : `from ${n} rated games`),
+  provisional: (games, opponents) => {
+    const lacking = [
+      games > 0 ? `${games} more rated ${games === 1 ? "game" : "games"}` : null,
+      opponents > 0 ? `${opponents} more different ${opponents === 1 ? "opponent" : "opponents"}` : null,
+    ].filter(Boolean);
+    return lacking.length ? `Provisional until ${lacking.join(" and ")}.` : "Provisional.";
+  },
+  ratingCounts: "Only rated games against other people count. Games against bots alone do not, " +
+    "nor unrated or abandoned games, games among players on one network, " +
+    "or more than 3 games a day with the same person.",
+  ratingHow: "How the rating is worked out",
+  ratingHowHelp: "The rating is 100 × (μ − 3σ), rounded: μ estimates the skill and σ how unsure " +
+    "that still is, so that a lucky first game puts nobody at the top.",
+  ratingMu: "Skill (μ)",
+  ratingSigma: "Uncertainty (σ)",
+  ratingOrdinal: "μ − 3σ",
   profileTitle: (name) => name,
   notAPlayer: "No such player.",
   ratingTitle: "Rating",
-  ordinal: "Rating (μ − 3σ)",
-  mu: "Skill (μ)",
-  sigma: "Uncertainty (σ)",
   ratedGames: "Rated games",
   rank: (n) => `Rank ${n}`,
   unranked: "Not ranked.",
-  provisional: (games, opponents) =>
-    `Provisional: ${Math.min(games, 5)} of 5 rated games, ${Math.min(opponents, 3)} of 3 opponents.`,
   statsTitle: "Games",
   gamesPlayed: "Played",
   gamesWon: "Won",
@@ -201,7 +267,10 @@ export const text = {
   placeOf: (place, of) => `${place} of ${of}`,
   pointsColumn: "Points",
   ratingChange: "Rating change",
-  change: (n) => `${n >= 0 ? "+" : "−"}${Math.abs(n).toFixed(2)}`,
+  change: (ordinal) => {
+    const points = Math.round(ordinal * 100);
+    return `${points >= 0 ? "+" : "−"}${Math.abs(points)}`;
+  },
   unratedReasons: {
     unrated_game: "unrated game",
     too_few_humans: "unrated: fewer than two people",

@@ -9,8 +9,9 @@ export function shownCode(code) {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
-// `invite`: the element that invites friends, for a seated player while seats are free.
-export function waitingRoom(view, { busy, post, cancel, invite }) {
+// `invite`: the element that invites friends, for a seated player while seats are
+// free; `startWithBots` fills the free seats with bots and starts.
+export function waitingRoom(view, { busy, post, cancel, invite, startWithBots }) {
   const me = player();
   const hosting = me && view.host.id === me.id;
   const parts = [];
@@ -35,7 +36,8 @@ export function waitingRoom(view, { busy, post, cancel, invite }) {
         } }, text.copyLink), said),
       h("p", { class: "code" }, text.inviteCode(shownCode(view.invite_code))));
   }
-  const free = view.seats.length < view.max_players;
+  const free = view.max_players - view.seats.length;
+  parts.push(h("p", { class: "seats-free" }, text.seatsTaken(view.seats.length, view.max_players)));
   if (invite) parts.push(invite);
   if (view.quick_match) {
     parts.push(h("p", {}, text.lookingForPlayers),
@@ -45,10 +47,12 @@ export function waitingRoom(view, { busy, post, cancel, invite }) {
         text.stopWaiting));
   } else if (hosting) {
     parts.push(h("div", { class: "host-actions" },
-      h("button", { type: "button", "data-key": "add-bot", disabled: busy || !free,
+      free > 0 ? h("button", { type: "button", "data-key": "start-with-bots", disabled: busy,
+                               onclick: startWithBots }, text.startWithBots(free)) : null,
+      h("button", { type: "button", "data-key": "add-bot", class: "secondary", disabled: busy || !free,
                     onclick: () => post(`/bots`, { strategy: "greedy" }) }, text.addBot),
-      h("button", { type: "button", "data-key": "start", disabled: busy || view.seats.length < 2,
-                    onclick: () => post(`/start`) }, text.start)));
+      h("button", { type: "button", "data-key": "start", class: free > 0 ? "secondary" : null,
+                    disabled: busy || view.seats.length < 2, onclick: () => post(`/start`) }, text.start)));
   } else {
     parts.push(h("p", {}, text.waitingForHost(view.host.name)));
   }

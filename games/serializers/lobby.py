@@ -214,6 +214,11 @@ class GameSummaryOut(serializers.Serializer[Any]):
     rated = serializers.BooleanField()
     unrated_reason = unrated_reason_field()
     created_at = serializers.DateTimeField()
+    round = serializers.IntegerField(
+        min_value=1,
+        allow_null=True,
+        help_text="the round being played or last played; null before the deal",
+    )
     to_act = seat_field(
         allow_null=True,
         help_text="the seat whose turn or decision it is (the view's `current_seat`, or "
@@ -256,6 +261,7 @@ GAME_LIST_EXAMPLES = [
             "rated": True,
             "unrated_reason": None,
             "created_at": "2026-05-11T19:02:44.310000+00:00",
+            "round": 3,
             "to_act": 1,
             "your_turn": True,
             "turn_deadline": "2026-05-17T08:15:03.527000+00:00",

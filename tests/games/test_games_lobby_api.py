@@ -81,6 +81,7 @@ SUMMARY_KEYS = {
     "rated",
     "unrated_reason",
     "created_at",
+    "round",
     "to_act",
     "your_turn",
     "turn_deadline",
@@ -373,6 +374,14 @@ def test_a_started_game_is_listed_as_playing(host, guest):
     body = host.get("/games", status="playing").json()
     assert [g["id"] for g in body["results"]] == [game["id"]]
     assert host.get("/games", status="waiting").json()["count"] == 0
+
+
+def test_the_list_tells_the_round_of_a_running_game_and_none_before_the_deal(host, guest):
+    game = started(host, guest)
+    waiting = new_game(host, max_players=3)
+    rounds = {g["id"]: g["round"] for g in host.get("/games").json()["results"]}
+    assert rounds == {game["id"]: game["round"], waiting["id"]: None}
+    assert game["round"] == 1
 
 
 def test_mine_lists_only_the_games_the_caller_sits_in(host, guest, outsider):

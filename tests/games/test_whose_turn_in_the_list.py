@@ -54,6 +54,7 @@ def test_a_running_game_names_the_seat_to_act_to_everyone_and_tells_that_player_
     for persona, yours in ((host, True), (guest, False), (outsider, False)):
         summary = summary_of(persona, game)
         assert summary["to_act"] == view["current_seat"] == 0
+        assert summary["round"] == view["round"] == 1
         assert summary["your_turn"] is yours
         assert summary["turn_deadline"] == view["turn_deadline"]
 

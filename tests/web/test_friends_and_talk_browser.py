@@ -70,7 +70,7 @@ def test_two_friends_meet_by_code_invite_each_other_and_talk_at_the_table(
     # Ann's private game: she invites Bob from the table, his page shows the
     # invitation, and he joins with it.
     ann.click("a.brand")
-    ann.wait_for_selector("#new-game-title", timeout=SHOWN_MS)
+    ann.wait_for_selector("#play-now-title", timeout=SHOWN_MS)
     create(ann, bots=0, friends=1)
     ann.wait_for_selector(
         f'#invite-friend option[value="{bob_id}"]', state="attached", timeout=SHOWN_MS

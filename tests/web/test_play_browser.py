@@ -1,7 +1,8 @@
 """The web client (/play/) in a real browser: a new player signs up in the page,
 creates a one-round game against three bots and plays it to the end only by clicking
 what a person would click, the page following the bots' moves live from the game's
-stream, and resuming it after the server process holding it shut down; a friend
+stream, and resuming it after the server process holding it shut down; then "Play
+again" deals the next game against the same bots at once; a friend
 joins a private game by its invite link, the two play it out (he with the keyboard
 alone), each page showing the other's moves as they come, and meet again in its
 rematch; two players asking for a quick match sit at the same table.
@@ -33,8 +34,8 @@ from tests.web.pages import (
     fits,
     new_page,
     play_to_the_end,
-    resumed_streams,
     sign_up,
+    streams_opened,
     token_of,
 )
 
@@ -68,6 +69,7 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
     game_id = page.url.rstrip("/").rsplit("/", 1)[1]
     ann = Player(page)
     screenshots: list[str] = []
+    resumed: list[str] = []
 
     def mid_game(person: Player, seen: dict[str, Any]) -> None:
         if seen["dialog"] and "wild" not in screenshots:
@@ -83,16 +85,19 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
             # The server process holding the stream shuts down: the page takes a new
             # ticket and resumes its stream, from another process, after the last
             # event it saw.
+            opened = len(streams_opened(page))
             (worker,) = service.worker_pids()
             os.kill(worker, signal.SIGTERM)
             deadline = time.monotonic() + 30
-            while not resumed_streams(page):
+            while len(streams_opened(page)) == opened:
                 assert time.monotonic() < deadline, page.requests
                 page.wait_for_timeout(100)
+            resumed.append(streams_opened(page)[-1])
 
     play_to_the_end([ann], mid_game)
     assert "table" in screenshots
-    assert resumed_streams(page)
+    (again,) = resumed
+    assert "&after=" in again
     the_round_went_by_clicks(service.client(token_of(page)), game_id, 0, ann)
     fits(page, PHONE)
     page.screenshot(path=str(artifacts_dir() / "play-end.png"), full_page=True)
@@ -101,6 +106,17 @@ def test_a_new_player_plays_a_round_against_three_bots_by_clicking(service: Serv
     page.click("text=Back to the lobby")
     page.wait_for_selector("#your-games-title")
     assert page.inner_text(".games-empty") == "You are in no game yet."
+
+    # Back at the game's end, "Play again" deals the next game against the same bots
+    # at once: no waiting room.
+    page.go_back()
+    page.click('button[data-key="rematch"]')
+    page.wait_for_url(lambda url: game_id not in url and "/play/games/" in url, timeout=20_000)
+    page.wait_for_selector(".hand .card", timeout=20_000)
+    rematch_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    rematch = service.client(token_of(page)).get(f"/games/{rematch_id}").body
+    assert rematch["status"] == "playing"
+    assert [s["bot"] for s in rematch["seats"]] == [None, "greedy", "greedy", "greedy"]
     assert page.errors == []
 
 
@@ -153,6 +169,7 @@ def test_two_players_asking_for_a_quick_match_sit_at_the_same_table(service: Ser
     for page, name in ((first, "Ann"), (second, "Bob")):
         page.goto(f"{service.url}/play/")
         sign_up(page, name)
+        page.click(".more-ways > summary")
         page.select_option("#qm-players", "2")
         page.select_option("#qm-target", "0")
         page.click("text=Find a game")

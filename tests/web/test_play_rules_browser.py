@@ -97,10 +97,12 @@ def a_seven_o_seed() -> int:
     return next(seed for seed in range(100_000) if fits(seed))
 
 
-# What Ann's page shows of the table.
+# What Ann's page shows of the table (her hand's card ids in order of id: the page
+# sorts the hand by colour).
 SHOWN = """() => ({
   busy: document.querySelector(".table")?.getAttribute("aria-busy") === "true",
-  hand: [...document.querySelectorAll(".hand .card")].map((b) => Number(b.dataset.card)),
+  hand: [...document.querySelectorAll(".hand .card")].map((b) => Number(b.dataset.card))
+    .sort((a, b) => a - b),
   counts: [...document.querySelectorAll(".seats .seat-cards")].map((s) => s.textContent),
   actions: [...document.querySelectorAll(".actions button:not([disabled])")]
     .map((b) => b.dataset.key),
@@ -129,7 +131,7 @@ def counts(view: dict[str, Any]) -> list[str]:
 
 def shows_the_table(page: Any, view: dict[str, Any], what: str) -> dict[str, Any]:
     """Wait until the page shows `view`'s hands: its own cards and every seat's count."""
-    hand = [card["id"] for card in view["you"]["hand"]] if view["you"] else []
+    hand = sorted(card["id"] for card in view["you"]["hand"]) if view["you"] else []
     return shown_when(
         page,
         lambda s: not s["busy"] and s["counts"] == counts(view) and s["hand"] == hand,
@@ -244,8 +246,8 @@ def test_seven_o_asks_whom_to_swap_with_and_a_forgotten_uno_is_caught(
     table = after_the_click(ann, game_id, table["version"])
     assert table["seats"][BOB]["card_count"] == 3
     shown = shows_the_table(page, table, "Bob's penalty")
-    assert "Ann (you) caught Bob without UNO: 2 cards." in shown["log"]
-    assert shown["log"][0] == "Bob drew 2 cards."
+    # The log reads oldest first: the penalty is its last line.
+    assert shown["log"][-2:] == ["Ann (you) caught Bob without UNO: 2 cards.", "Bob drew 2 cards."]
     assert "catch-1" not in shown["actions"]
     assert page.errors == []
 
@@ -278,7 +280,7 @@ def test_a_player_takes_back_the_seat_a_bot_took_after_her_turns_ran_out(
     assert not shown["resume"]
     table = ann.get(f"/games/{game_id}").body
     assert table["seats"][ANN]["bot"] is None
-    assert shown["hand"] == [card["id"] for card in table["you"]["hand"]]
+    assert shown["hand"] == sorted(card["id"] for card in table["you"]["hand"])
     page.click('.actions button[data-key="draw"]')
     after_the_click(ann, game_id, table["version"])
     events = ann.get(f"/games/{game_id}/events?after={table['last_seq']}").body["events"]

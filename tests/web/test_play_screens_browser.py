@@ -21,7 +21,7 @@ import pytest
 from games.engine import CARDS, GameConfig, new_game
 from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
 from tests.served import Client, Served
-from tests.web.pages import DESK, PHONE, accessible, fits, sign_up, token_of
+from tests.web.pages import DESK, PHONE, accessible, ann_and_bob, fits, sign_up, view_of
 
 pytestmark = SERVED_WITH_A_WORKER
 
@@ -51,12 +51,6 @@ def opening_seed() -> int:
         if state.current == BOB and state.pending is None and bob_has_one and ann_has_one:
             return seed
     raise AssertionError("no seed deals that opening")
-
-
-def view_of(client: Client, game_id: str) -> dict[str, Any]:
-    answer = client.get(f"/games/{game_id}")
-    assert answer.status == 200, answer.body
-    return dict(answer.body)
 
 
 def move(client: Client, game_id: str, body: dict[str, Any]) -> None:
@@ -118,20 +112,7 @@ def test_the_sign_up_form_and_the_lobby_fit_both_screens_and_are_accessible(
 
 
 def test_a_challenge_a_colour_choice_and_a_round_s_end_fit_both_screens(service: Served, page: Any):
-    page.goto(f"{service.url}/play/")
-    sign_up(page, "Ann")
-    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
-    ann = service.client(token_of(page))
-    signed = service.client().post("/players", {"name": "Bob"})
-    assert signed.status == 201, signed.body
-    bob = service.client(signed.body["token"])
-
-    created = ann.post("/games", {"max_players": 2, "target_score": 0, "seed": opening_seed()})
-    assert created.status == 201, created.body
-    game_id = created.body["id"]
-    assert bob.post(f"/games/{game_id}/join").status == 200
-    assert ann.post(f"/games/{game_id}/start").status == 200
-    page.goto(f"{service.url}/play/games/{game_id}")
+    game_id, ann, bob = ann_and_bob(service, page, target=0, seed=opening_seed())
     page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
 
     # Bob opens with his Wild Draw Four: Ann's table offers to challenge or accept it.

@@ -1,21 +1,26 @@
 """The web client's views beyond the table, in a real browser: a second person finds a
 public game among the games to watch and follows it live as a spectator, with no
 hand of their own; once it is over its player finds it in her profile's history,
-opens its replay and moves through it with the slider (by keyboard and by clicks),
-the page showing the table the API's replay gives for each event; and she opens the
-leaderboard. Each of those pages fits a desk's and a phone's screen, and axe-core
-finds no serious or critical accessibility violation in it.
+where her rating is one number, provisional, with mu and sigma folded away until
+she asks, opens its replay and moves through it with the slider (by keyboard and by
+clicks), the page showing the table the API's replay gives for each event; and she
+opens the leaderboard. The replay of a game of several rounds marks where each
+round starts along its slider, and its round picker jumps to the round chosen and
+follows the slider. Each of those pages fits a desk's and a phone's screen, and
+axe-core finds no serious or critical accessibility violation in it.
 
 Her moves go through the API (a person sits at the table, the bots play at once), so
 that the test spends its time on the pages it is about. Saves screenshots at 390x844
-of the spectator's table, the replay, the profile and the leaderboard to
-``artifacts/play-watch.png``, ``artifacts/play-replay.png``,
-``artifacts/play-profile.png`` and ``artifacts/play-leaderboard.png`` (or under
-``$TEST_ARTIFACTS_DIR``).
+of the spectator's table, the replay, the profile, the leaderboard and the replay of
+several rounds to ``artifacts/play-watch.png``, ``artifacts/play-replay.png``,
+``artifacts/play-profile.png``, ``artifacts/play-leaderboard.png`` and
+``artifacts/play-replay-rounds.png`` (or under ``$TEST_ARTIFACTS_DIR``).
 """
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from typing import Any
 
@@ -68,6 +73,20 @@ def play_to_the_end(player: Client, game_id: str) -> None:
         assert time.monotonic() < deadline, "the game is not over"
         if not a_move(player, game_id):
             time.sleep(0.05)  # the bots' turn: look again
+
+
+def play_until_round(player: Client, game_id: str, round_number: int) -> None:
+    deadline = time.monotonic() + GAME_OVER_WITHIN
+    while player.get(f"/games/{game_id}").body["round"] < round_number:
+        assert time.monotonic() < deadline, f"round {round_number} is not dealt"
+        if not a_move(player, game_id):
+            time.sleep(0.05)
+
+
+def shown_rating(ordinal: float) -> str:
+    """A rating as the pages show it: the ordinal in hundredths, rounded half up."""
+    points = math.floor(ordinal * 100 + 0.5)
+    return f"\u2212{-points}" if points < 0 else str(points)
 
 
 def log_lines(page: Any) -> int:
@@ -134,11 +153,36 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     assert history["count"] == 1
     assert ann_page.locator(".history-game").count() == 1
     assert ann_page.locator("#profile-title").inner_text() == "Ann"
-    assert "Provisional: 0 of 5 rated games" in ann_page.inner_text(".standing")
     assert "fewer than two people" in ann_page.inner_text(".history-game")
+
+    # Her rating is one number, provisional until she has what the leaderboard asks
+    # for; the page says what counts for it, and keeps mu and sigma folded away.
+    profile = ann.get(f"/players/{ann_id}").body
+    assert profile["provisional"]
+    assert profile["rating"]["games"] == 0
+    assert ann_page.locator(".rating-value").all_inner_texts() == [
+        shown_rating(profile["rating"]["ordinal"])
+    ]
+    assert ann_page.inner_text(".standing") == (
+        f"Provisional until {5 - profile['rating']['games']} more rated games"
+        f" and {3 - profile['opponents']} more different opponents."
+    )
+    assert "Games against bots alone do not" in ann_page.inner_text(".rating-counts")
+    greek = ann_page.get_by_text(re.compile("[\u03bc\u03c3]"))
+    assert greek.count() >= 3
+    assert not any(greek.nth(i).is_visible() for i in range(greek.count()))
+    assert "25.00" not in ann_page.inner_text("main")
     fits(ann_page, DESK)
     fits(ann_page, PHONE)
     ann_page.screenshot(path=str(artifacts_dir() / "play-profile.png"), full_page=True)
+    fits(ann_page, DESK)
+    accessible(ann_page)
+    ann_page.get_by_text("How the rating is worked out").click()
+    assert all(greek.nth(i).is_visible() for i in range(greek.count()))
+    assert ann_page.locator(".rating-how dd").all_inner_texts() == [
+        f"{profile['rating'][key]:.2f}" for key in ("mu", "sigma", "ordinal")
+    ]
+    fits(ann_page, PHONE)
     fits(ann_page, DESK)
     accessible(ann_page)
     ann_page.click(f'.history-game[data-game="{game_id}"] >> text=Replay')
@@ -180,3 +224,81 @@ def test_a_spectator_follows_a_game_live_and_its_player_replays_it_from_her_hist
     accessible(ann_page)
     assert ann_page.errors == []
     assert bob_page.errors == []
+
+
+def test_the_replay_marks_where_each_round_starts_and_jumps_to_the_round_chosen(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    page.wait_for_selector("#your-games-title")
+    ann = service.client(token_of(page))
+    game_id = ann.post("/games", {"max_players": 2, "target_score": 10000}).body["id"]
+    assert ann.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status == 201
+    assert ann.post(f"/games/{game_id}/start").status == 200
+    # Three rounds dealt, then she leaves: the game, with no person left, is
+    # abandoned, and an abandoned game is replayed as a finished one is.
+    play_until_round(ann, game_id, 3)
+    assert ann.post(f"/games/{game_id}/leave").status == 200
+    log = ann.get(f"/games/{game_id}/log").body
+    assert log["game"]["status"] == "abandoned"
+    last = len(log["events"])
+    starts = [event["seq"] for event in log["events"] if event["type"] == "round_started"]
+    assert len(starts) == 3
+
+    page.goto(f"{service.url}/play/games/{game_id}/replay")
+    assert the_replay_shows_the_apis_table(page, ann, game_id)["seq"] == starts[0]
+
+    # One mark per round, at its first event, in order along the slider and within it.
+    marks = page.locator(".replay-mark")
+    assert [int(seq) for seq in marks.evaluate_all("ms => ms.map((m) => m.dataset.seq)")] == starts
+    assert marks.all_inner_texts() == ["1", "2", "3"]
+    for viewport in (DESK, PHONE):
+        fits(page, viewport)
+        track = page.locator("#replay-seq").bounding_box()
+        boxes = [mark.bounding_box() for mark in marks.all()]
+        centres = [box["x"] + box["width"] / 2 for box in boxes]
+        assert centres == sorted(centres)
+        assert track["x"] <= centres[0]
+        assert centres[-1] <= track["x"] + track["width"]
+        for seq, centre in zip(starts, centres, strict=True):
+            along = (seq - 1) / (last - 1)
+            assert abs(centre - (track["x"] + along * track["width"])) < 12, viewport
+
+    # The picker, labelled "Round", jumps the slider to the round chosen; the table
+    # follows, and a screen reader hears the round with the event.
+    rounds = page.get_by_label("Round", exact=True)
+    assert rounds.evaluate("(s) => [...s.options].map((o) => o.text)") == [
+        "Before the deal",
+        "1 of 3",
+        "2 of 3",
+        "3 of 3",
+    ]
+    rounds.select_option(label="2 of 3")
+    assert page.input_value("#replay-seq") == str(starts[1])
+    assert the_replay_shows_the_apis_table(page, ann, game_id)["seq"] == starts[1]
+    valuetext = page.get_attribute("#replay-seq", "aria-valuetext")
+    assert valuetext.startswith(f"Round 2, event {starts[1]} of {last}: "), valuetext
+    assert page.locator(".replay-mark.current").inner_text() == "2"
+
+    # It follows the slider: to the last event, in the last round, by keyboard alone;
+    # and back one round from the keyboard on the picker.
+    page.focus("#replay-seq")
+    page.keyboard.press("End")
+    assert the_replay_shows_the_apis_table(page, ann, game_id)["seq"] == last
+    assert rounds.input_value() == str(starts[2])
+    page.focus("#replay-round")
+    page.keyboard.press("ArrowUp")
+    assert the_replay_shows_the_apis_table(page, ann, game_id)["seq"] == starts[1]
+    assert rounds.input_value() == str(starts[1])
+    page.focus("#replay-seq")
+    page.keyboard.press("ArrowLeft")
+    assert the_replay_shows_the_apis_table(page, ann, game_id)["seq"] == starts[1] - 1
+    assert rounds.input_value() == str(starts[0])
+
+    fits(page, DESK)
+    fits(page, PHONE)
+    page.screenshot(path=str(artifacts_dir() / "play-replay-rounds.png"), full_page=True)
+    accessible(page)
+    assert page.errors == []

@@ -1,0 +1,300 @@
+"""The web client's table as a game, in a real browser: a played card travels from
+the hand to the pile (and, for a person who asks their system for less motion, is
+there at once); the hand is sorted by colour unless the player turns that off; a
+round's end stays over the table with the winning card and every hand's points
+until "Next round"; a reload shows the same log as before it; Leave ends the seat as
+the API says; and on a phone a new player is at a table against bots one tap from
+the lobby, and finds it in the lobby's list, told apart from others, to leave.
+
+Ann plays in the page; Bob through the API. The deals come from seeds (the service
+runs with `CLIENT_SEEDS`), found with the rules engine, which deals as the service
+does. Saves ``artifacts/table-round-end-desk.png`` (or under ``$TEST_ARTIFACTS_DIR``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from games.engine import CARDS, GameConfig, hand_points, legal_moves, new_game
+from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
+from tests.served import Client, Served
+from tests.web.pages import (
+    DESK,
+    PHONE,
+    accessible,
+    ann_and_bob,
+    fits,
+    new_page,
+    sign_up,
+    token_of,
+    view_of,
+)
+
+pytestmark = SERVED_WITH_A_WORKER
+
+ANN, BOB = 0, 1
+SHOWN_MS = 20_000
+ROUND_MOVES = 400
+# The frames around a click: when the click lands, and this long after it.
+FRAME_MS = 200
+
+
+@pytest.fixture(scope="module")
+def play_env() -> dict[str, str]:
+    return {"CLIENT_SEEDS": "true"}
+
+
+def ann_opens_with_a_number(target: int) -> int:
+    """A seed of a two-player game (to `target` points) where Ann plays first and can
+    play a number card, so that her click hands the turn to Bob."""
+    for seed in range(10_000):
+        state, _ = new_game(GameConfig(2, target), seed)
+        if state.current != ANN or state.pending is not None:
+            continue
+        plays = [m for m in legal_moves(state, ANN) if m.card is not None]
+        if any(CARDS[m.card].kind == "number" for m in plays):
+            return seed
+    raise AssertionError("no seed deals that opening")
+
+
+def a_game_with_bob(service: Served, page: Any, *, target: int) -> tuple[str, Client, Client]:
+    """Ann (signed up in the page) hosts a game with Bob, started and open in her page."""
+    seed = ann_opens_with_a_number(target)
+    game_id, ann, bob = ann_and_bob(service, page, target=target, seed=seed)
+    page.wait_for_selector(".hand button.card.playable", timeout=SHOWN_MS)
+    return game_id, ann, bob
+
+
+def a_number_to_play(view: dict[str, Any]) -> int:
+    return next(
+        m["card"]
+        for m in view["you"]["legal_moves"]
+        if m["action"] == "play" and CARDS[m["card"]].kind == "number"
+    )
+
+
+def pile_and_hand(page: Any) -> dict[str, float]:
+    """The part of the page that holds the pile and the hand."""
+    pile = page.locator(".felt .pile").bounding_box()
+    hand = page.locator(".hand").bounding_box()
+    left, top = min(pile["x"], hand["x"]), min(pile["y"], hand["y"])
+    right = max(pile["x"] + pile["width"], hand["x"] + hand["width"])
+    bottom = max(pile["y"] + pile["height"], hand["y"] + hand["height"])
+    return {"x": left, "y": top, "width": right - left, "height": bottom - top}
+
+
+def frames_of_a_click(page: Any, selector: str) -> tuple[bytes, bytes]:
+    """The pile and the hand as the click lands and `FRAME_MS` after it."""
+    clip = pile_and_hand(page)
+    page.click(selector)
+    clicked = time.monotonic()
+    landed = page.screenshot(clip=clip, animations="allow")
+    page.wait_for_timeout(max(0.0, FRAME_MS - (time.monotonic() - clicked) * 1000))
+    later = page.screenshot(clip=clip, animations="allow")
+    return landed, later
+
+
+def test_a_played_card_travels_from_the_hand_to_the_pile(service: Served, browser: Any):
+    page = new_page(browser)
+    game_id, ann, _ = a_game_with_bob(service, page, target=0)
+    card = a_number_to_play(view_of(ann, game_id))
+
+    landed, later = frames_of_a_click(page, f'.hand button.card.playable[data-card="{card}"]')
+
+    assert landed != later
+    page.wait_for_selector(f'.pile .top-card[data-card="{card}"]:not(.landing)', timeout=SHOWN_MS)
+    assert view_of(ann, game_id)["top_card"]["id"] == card
+    assert page.errors == []
+
+
+def test_with_less_motion_asked_for_the_card_is_on_the_pile_at_once(service: Served, browser: Any):
+    page = new_page(browser, reduced_motion="reduce")
+    game_id, ann, _ = a_game_with_bob(service, page, target=0)
+    card = a_number_to_play(view_of(ann, game_id))
+
+    landed, later = frames_of_a_click(page, f'.hand button.card.playable[data-card="{card}"]')
+
+    assert landed == later
+    assert page.is_visible(f'.pile .top-card[data-card="{card}"]')
+    assert view_of(ann, game_id)["top_card"]["id"] == card
+    assert page.errors == []
+
+
+SHOWN_HAND = """() => [...document.querySelectorAll(".hand .card")]
+  .map((b) => Number(b.dataset.card))"""
+COLORS = ["red", "yellow", "green", "blue", None]
+KINDS = ["number", "skip", "reverse", "draw_two", "wild", "wild_draw_four"]
+
+
+def by_colour_and_value(card: int) -> tuple[int, int, int, int]:
+    c = CARDS[card]
+    return (COLORS.index(c.color), KINDS.index(c.kind), c.number or 0, card)
+
+
+def test_the_hand_is_sorted_by_colour_and_value_unless_the_player_turns_it_off(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    game_id, ann, _ = a_game_with_bob(service, page, target=0)
+    dealt = [c["id"] for c in view_of(ann, game_id)["you"]["hand"]]
+
+    assert page.evaluate(SHOWN_HAND) == sorted(dealt, key=by_colour_and_value)
+    page.uncheck('input[data-key="sort-hand"]')
+    assert page.evaluate(SHOWN_HAND) == dealt
+    page.reload()
+    page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
+    assert page.evaluate(SHOWN_HAND) == dealt  # the choice is kept
+    assert page.errors == []
+
+
+def next_move(view: dict[str, Any]) -> dict[str, Any] | None:
+    """A plain player's move: the first card that can be played (saying UNO with the
+    second-to-last), else draw, keep or accept; None when it is not theirs."""
+    legal = [m for m in view["you"]["legal_moves"] if m["action"] not in ("catch_uno", "call_uno")]
+    plays = [m for m in legal if m["action"] == "play"]
+    if plays:
+        return {**plays[0], "uno": True} if len(view["you"]["hand"]) == 2 else plays[0]
+    others = [m for m in legal if m["action"] != "play"]
+    return others[0] if others else None
+
+
+def play_until_the_round_ends(players: list[Client], game_id: str) -> dict[str, Any]:
+    for _ in range(ROUND_MOVES):
+        for client in players:
+            view = view_of(client, game_id)
+            if view["round"] >= 2 or view["status"] != "playing":
+                return view
+            chosen = next_move(view)
+            if chosen:
+                assert client.post(f"/games/{game_id}/moves", chosen).status == 200
+                break
+    raise AssertionError("the round did not end")
+
+
+ROUND_END = """() => {
+  const dialog = document.querySelector("dialog.round-end");
+  if (!dialog || !dialog.open) return null;
+  return {
+    card: Number(dialog.querySelector(".winning-card")?.dataset.card),
+    points: Object.fromEntries([...dialog.querySelectorAll("tbody tr")]
+      .map((row) => [row.dataset.seat, row.querySelector(".hand-points").textContent])),
+    countdown: dialog.querySelector(".countdown").textContent,
+  };
+}"""
+
+LOG = """() => [...document.querySelectorAll(".log li")].map((li) => li.textContent)"""
+
+
+def test_a_round_s_end_stays_over_the_table_and_a_reload_keeps_the_log(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    game_id, ann, bob = a_game_with_bob(service, page, target=500)
+
+    view = play_until_the_round_ends([ann, bob], game_id)
+    assert view["status"] == "playing", "the first round ended the game"
+    events = ann.get(f"/games/{game_id}/events").body["events"]
+    (ended,) = [e for e in events if e["type"] == "round_ended"]
+    last_card = [e for e in events if e["type"] == "card_played"][-1]["data"]["card"]["id"]
+    page.wait_for_selector("dialog.round-end[open]", timeout=SHOWN_MS)
+    shown = page.evaluate(ROUND_END)
+    assert shown["card"] == last_card
+    winner = ended["seat"]
+    worth = {
+        seat: f"+{ended['data']['points']}"
+        if int(seat) == winner
+        else str(hand_points([c["id"] for c in hand]))
+        for seat, hand in ended["data"]["hands"].items()
+    }
+    assert shown["points"] == worth
+    fits(page, DESK)
+    page.screenshot(path=str(artifacts_dir() / "table-round-end-desk.png"))
+    accessible(page)
+
+    # It stays, counting down, until the player goes on.
+    page.wait_for_timeout(1500)
+    still = page.evaluate(ROUND_END)
+    assert still is not None
+    assert still["countdown"] != shown["countdown"]
+    page.click('dialog.round-end button[data-key="next-round"]')
+    assert page.evaluate(ROUND_END) is None
+
+    # A reload shows the log as it was, oldest first; newest first on asking.
+    before = page.evaluate(LOG)
+    assert before[0] == "Ann sat down."
+    page.reload()
+    page.wait_for_selector(".log li", timeout=SHOWN_MS)
+    assert page.evaluate(LOG) == before
+    assert page.evaluate("() => document.querySelector('dialog.round-end').open") is False
+    page.click('button[data-key="log-order"]')
+    assert page.evaluate(LOG) == list(reversed(before))
+    assert page.errors == []
+
+
+def test_leave_hands_the_seat_to_a_bot_as_the_api_says(service: Served, browser: Any):
+    page = new_page(browser)
+    game_id, ann, bob = a_game_with_bob(service, page, target=500)
+    rated = view_of(ann, game_id)["rated"]
+
+    page.click('button[data-key="leave"]')
+    page.wait_for_selector("#choice[open]")
+    question = page.inner_text("#choice-title")
+    assert "A bot plays your seat" in question
+    assert ("forfeit" in question) == rated
+    accessible(page)
+    page.click("#choice-buttons button")
+    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
+    assert "You left the game." in page.inner_text("main")
+
+    seen_by_bob = view_of(bob, game_id)
+    assert seen_by_bob["status"] == "playing"
+    assert seen_by_bob["seats"][ANN]["bot"] == "greedy"
+    assert view_of(ann, game_id)["you"] is None
+    told = [(e["type"], e["seat"]) for e in bob.get(f"/games/{game_id}/events").body["events"]]
+    left = told.index(("player_left", ANN))
+    assert told[left + 1] == ("seat_taken_by_bot", ANN)
+    assert page.inner_text(".games-empty") == "You are in no game yet."
+    assert page.errors == []
+
+
+def test_a_new_player_on_a_phone_plays_against_bots_in_one_tap_and_can_leave_from_the_list(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    page.set_viewport_size(PHONE)
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    tap = page.locator('button[data-key="play-bots"]')
+    tap.wait_for(timeout=SHOWN_MS)
+    # On the first screen, no scrolling: below it only what the rest of the lobby holds.
+    assert tap.bounding_box()["y"] + tap.bounding_box()["height"] <= PHONE["height"]
+    assert "do not count for your rating" in page.inner_text("#play-bots-help")
+
+    tap.click()
+    page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
+    ann = service.client(token_of(page))
+    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    view = view_of(ann, game_id)
+    assert view["status"] == "playing"
+    assert [s["bot"] for s in view["seats"]] == [None, "greedy", "greedy", "greedy"]
+    assert view["target_score"] == 200
+    assert not view["rated"]
+
+    # Back in the lobby, the game says whom it is against, which round and whose turn.
+    page.click("a.brand")
+    line = page.locator(f'.games.mine li[data-game="{game_id}"]')
+    line.wait_for(timeout=SHOWN_MS)
+    said = line.inner_text()
+    assert "Against Bot 2 (greedy), Bot 3 (greedy), Bot 4 (greedy)" in said
+    assert "Round 1" in said
+    fits(page, PHONE)
+    accessible(page)
+    line.locator("button", has_text="Leave").click()
+    page.wait_for_selector("#choice[open]")
+    page.click("#choice-buttons button")
+    page.wait_for_selector(".games-empty", timeout=SHOWN_MS)
+    assert view_of(ann, game_id)["you"] is None
+    assert page.errors == []
