@@ -313,7 +313,12 @@ def _play_game(
 
 def _worker_env(running: serve.Server, env: dict[str, str]) -> dict[str, str]:
     worker_env = {**os.environ, **env, "DATABASE_URL": running.database_url}
-    return {**worker_env, "BOT_THINK_SECONDS": "0", "DJANGO_SETTINGS_MODULE": "unoservice.settings"}
+    return {
+        **worker_env,
+        "BOT_THINK_SECONDS": "0",
+        "ROUND_BREAK_SECONDS": "0",
+        "DJANGO_SETTINGS_MODULE": "unoservice.settings",
+    }
 
 
 # -- the report ------------------------------------------------------------------------------

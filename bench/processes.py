@@ -4,6 +4,7 @@ file, waiting for it to answer, and stopping it with whatever it started."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
@@ -32,13 +33,16 @@ def wait_until(
 ) -> None:
     """Return as soon as `predicate()` is true; after `seconds`, raise TimeoutError
     naming `what`, followed by `details()` (a server's logs, say). A predicate that
-    raises OSError, as a connection to a server not listening yet does, is false."""
+    raises OSError, as a connection to a server not listening yet does, is false; so
+    is one that reads no HTTP answer: a free port is an ephemeral one, and until the
+    server binds it a connection to it may get it as its own source port and connect
+    to itself (TCP's simultaneous open), reading back its own request."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             if predicate():
                 return
-        except OSError:
+        except (OSError, http.client.HTTPException):
             pass
         time.sleep(every)
     message = f"{what}: not within {seconds} s"

@@ -4,8 +4,9 @@
 
 Migrates and uses the configured database and broker (``DATABASE_URL``, ``CELERY_BROKER_URL``:
 PostgreSQL and Redis for meaningful figures). With ``--spawn`` it starts a Celery
-worker (2 processes) and beat on them with ``BOT_THINK_SECONDS=0`` and stops them at
-the end; without it, a worker and beat must be running with that setting.
+worker (2 processes) and beat on them with ``BOT_THINK_SECONDS=0`` (and no round
+break) and stops them at the end; without it, a worker and beat must be running with
+that setting.
 
 1. Reaction. Two-player games, a human (played by this process through the same
    service as the API) against one bot of each strategy named with ``--strategies``.
@@ -55,7 +56,7 @@ class Workers:
         self.processes: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> None:
-        env = {**os.environ, "BOT_THINK_SECONDS": "0"}
+        env = {**os.environ, "BOT_THINK_SECONDS": "0", "ROUND_BREAK_SECONDS": "0"}
         commands = [
             [
                 "worker",
@@ -241,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
 
     call_command("migrate", verbosity=0)
     settings.BOT_THINK_SECONDS = 0.0
+    settings.ROUND_BREAK_SECONDS = 0.0
     rng = random.Random(args.seed)
     workers = Workers()
     if args.spawn:

@@ -165,6 +165,16 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
     }
 
 
+def invitation_json(game: Game) -> dict[str, Any]:
+    """What an invite code tells before joining: whose game it is and how full."""
+    return {
+        "host": host_json(game),
+        "seats_taken": len(game.seating),
+        "max_players": game.max_players,
+        "status": game.status,
+    }
+
+
 def invite_json(invite: GameInvite) -> dict[str, Any]:
     """An invite of a friend to a game (`services.game_invite`), its players loaded."""
     return {

@@ -26,6 +26,7 @@ from games.models import (
     Visibility,
 )
 from players.models import Player
+from players.social import selectors as social
 from unoservice import codes, fastsql, presence
 from unoservice.errors import InvalidRequest, LogCorrupt, NotFound
 
@@ -161,6 +162,18 @@ def open_game_id_by_code(typed: str) -> uuid.UUID:
     if found is None:
         raise NotFound("no open game has this invite code")
     return found
+
+
+def invitation(typed: str, viewer: Player | None) -> Game:
+    """The open game the invite code `typed` leads to, as `viewer` (None: someone
+    not signed up yet) may know it: `NotFound` for a code of no open game, and word
+    for word so for a game where a human seated blocks the viewer or is blocked by
+    them, as joining it would answer."""
+    game = Game.objects.select_related("host").get(pk=open_game_id_by_code(typed))
+    seated = game.human_player_ids()
+    if viewer is not None and seated and social.blockers_among(str(viewer.pk), seated):
+        raise NotFound("no open game has this invite code")
+    return game
 
 
 def game_last_seq(game_id: uuid.UUID) -> int:

@@ -44,6 +44,14 @@ METRICS_DIR = tempfile.mkdtemp(prefix="uno-metrics-")
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = METRICS_DIR
 atexit.register(shutil.rmtree, METRICS_DIR, True)
 
+# --- Round breaks -----------------------------------------------------------------
+
+# Rounds follow each other at once in the tests, here (the settings are loaded by
+# now) and in the servers and workers they start (which inherit the variable); the
+# tests of the break itself set their own.
+os.environ.setdefault("ROUND_BREAK_SECONDS", "0")
+settings.ROUND_BREAK_SECONDS = float(os.environ["ROUND_BREAK_SECONDS"])
+
 # --- Hypothesis -------------------------------------------------------------------
 
 hypothesis_settings.register_profile("dev", max_examples=100)

@@ -133,14 +133,15 @@ def describe_event(
 
 
 def rating_line(data: dict[str, Any], seats: list[dict[str, Any]], me: int | None) -> str:
-    """The ratings a rated game moved: the reader's own first, as the ordinal the
-    leaderboard ranks by (mu - 3 sigma) and its change."""
+    """The ratings a rated game moved: the reader's own first, each as the one
+    number the web client shows (100 x the ordinal the leaderboard ranks by, mu - 3
+    sigma, rounded) and its change."""
     entries = sorted(data.get("ratings") or [], key=lambda r: (r["seat"] != me, r["seat"]))
     parts = []
     for entry in entries:
         ordinal, change = entry["rating"]["ordinal"], entry["change"]["ordinal"]
         name = "your rating" if entry["seat"] == me else seat_name(seats, entry["seat"], me)
-        parts.append(f"{name} {ordinal:.1f} ({change:+.1f})")
+        parts.append(f"{name} {round(ordinal * 100)} ({round(change * 100):+d})")
     text = "; ".join(parts)
     return "Rated: " + text[0].upper() + text[1:] if me is not None else "Rated: " + text
 

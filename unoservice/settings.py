@@ -476,6 +476,11 @@ TALK_MASK = env_str("TALK_MASK", "***")
 # Seconds a bot waits before it plays, so that people can follow the table.
 BOT_THINK_SECONDS = env_float("BOT_THINK_SECONDS", 1.0)
 
+# Seconds between a round's end and the next round's first turn: a bot's first move
+# and the first player's turn timer wait that long, so that everyone sees how the
+# round ended (the web client's round-end screen counts down the same).
+ROUND_BREAK_SECONDS = env_float("ROUND_BREAK_SECONDS", 10.0)
+
 # Expert bot seats a player may have in their waiting and running games: the expert
 # thinks hardest, and bots cost the service, not the player (docs/api.md, Bots).
 MAX_EXPERT_BOTS_PER_PLAYER = env_int("MAX_EXPERT_BOTS_PER_PLAYER", 9)

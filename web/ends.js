@@ -5,7 +5,9 @@ import { cardElement } from "./cards.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
 
-export const NEXT_ROUND_SECONDS = 15;
+// The service's break between rounds (ROUND_BREAK_SECONDS, docs/api.md), unless its
+// operator changed it: the next round's first turn waits as long.
+export const NEXT_ROUND_SECONDS = 10;
 
 // What a card left in a hand is worth to the round's winner (docs/rules.md, Scoring).
 const WORTH = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50 };
@@ -46,13 +48,24 @@ function wentOutWith(result, name) {
     h("p", {}, text.roundWinner(name(result.seat), result.points, result.card ? text.cardName(result.card) : null)));
 }
 
-// The round's end, in the page's dialog for it (kept across renders). `next` closes
-// it; so does the countdown. Returns a function that closes it.
+// The round's end, in the page's dialog for it (kept across renders). "Next round"
+// closes it; so do its countdown and the Escape key. Returns a function that closes
+// it; `onClose()` once it is closed, however.
 export function showRoundEnd(dialog, view, result, name, { onClose }) {
-  let left = NEXT_ROUND_SECONDS;
+  let left = NEXT_ROUND_SECONDS, done = false;
   const count = h("span", { class: "countdown" }, text.nextRoundIn(left));
-  const close = () => {
+  const finish = () => {
+    if (done) return;
+    done = true;
     clearInterval(timer);
+    dialog.removeEventListener("close", closedByKey);
+    onClose();
+  };
+  // The close event comes a moment after closing: by then this dialog may show the
+  // next round's end, whose own it is not.
+  const closedByKey = () => { if (!dialog.open) finish(); };
+  const close = () => {
+    finish();
     if (dialog.open) dialog.close();
   };
   const next = h("button", { type: "button", "data-key": "next-round", onclick: close }, text.nextRound);
@@ -66,7 +79,7 @@ export function showRoundEnd(dialog, view, result, name, { onClose }) {
     count.textContent = text.nextRoundIn(left);
     if (left <= 0) close();
   }, 1000);
-  dialog.addEventListener("close", () => { clearInterval(timer); onClose(); }, { once: true });
+  dialog.addEventListener("close", closedByKey);
   dialog.showModal();
   next.focus();
   return close;

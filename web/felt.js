@@ -129,7 +129,7 @@ export function handElement(view, legal, { busy, drawn, play, resort }) {
         type: "button", "data-key": `card-${card.id}`, "data-card": card.id,
         class: `${playable ? "playable" : "dimmed"}${fresh ? " drawn" : ""}`,
         "aria-disabled": playable ? null : "true",
-        onclick: (e) => { if (playable && !busy()) play(card, moves, e.currentTarget); },
+        onclick: () => { if (playable && !busy()) play(card, moves); },
       }, label));
     })));
 }

@@ -15,14 +15,17 @@ function select(id, choices, chosen, props = {}) {
 const counts = (from, to) =>
   Array.from({ length: to - from + 1 }, (_, i) => [from + i, String(from + i)]);
 
-function signUpForm(main, go) {
+// `invitation`: what an invite link's code leads to (`GET /games/join?code=`), told
+// above the form: whose game the new player is about to join.
+function signUpForm(main, go, invitation = null) {
   const name = h("input", { id: "name", name: "name", required: true, maxlength: 32,
                             autocomplete: "nickname" });
   const error = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "panel", "aria-labelledby": "signup-title" },
     takeFlash(),
     h("h1", { id: "signup-title" }, text.signUpTitle),
-    h("p", {}, text.signUpIntro),
+    invitation ? h("p", { class: "invitation", role: "status" }, invitation) : null,
+    h("p", {}, invitation ? text.signUpToJoin : text.signUpIntro),
     field(text.nameLabel, name),
     h("button", { type: "submit" }, text.signUp), error,
     h("p", { class: "signin-offer" }, text.signInOffer, " ",
@@ -152,7 +155,15 @@ function newPlayer(go) {
 export async function joinByLink(main, who, code, go) {
   if (!player()) {
     who.replaceChildren();
-    return signUpForm(main, go);
+    main.replaceChildren(h("p", {}, text.loading));
+    let said;
+    try {
+      const game = await get(`/games/join?code=${encodeURIComponent(code)}`);
+      said = text.invitedBy(game.host.name, game.seats_taken, game.max_players);
+    } catch (err) {
+      said = text.cannotJoin(err.message);
+    }
+    return signUpForm(main, go, said);
   }
   signedIn(who, player(), go);
   main.replaceChildren(h("p", { role: "status" }, text.joining(code)));
@@ -190,7 +201,7 @@ export async function showLobby(main, who, go) {
   }
   const more = h("details", { class: "panel more-ways" },
     h("summary", {}, text.moreWays), h("div", { class: "more-ways-forms" }, newGameForm(go), quickMatchForm(go)));
-  const shown = [notice, keepNudge(me), playNow(go), await yourGames(me, go), more, joinForm(go),
+  const shown = [notice, playNow(go), keepNudge(me), await yourGames(me, go), more, joinForm(go),
     await gamesToWatch(me), await notifications()];
   if (!player() || player().token !== token) return; // signed out meanwhile
   main.replaceChildren(h("div", { class: "lobby" }, shown));

@@ -102,22 +102,24 @@ export function showTable(main, gameId, go) {
 
   // The played card leaves the hand at once, before the service answers: the card on
   // the pile, the hand without it, nothing else to play until the answer comes.
-  function playAhead(move, button) {
+  function playAhead(move) {
     const view = state.view;
     const card = view.you.hand.find((c) => c.id === move.card);
     if (!card) return;
-    const from = button ? button.getBoundingClientRect() : null;
+    // Where the card is now: the table may have been drawn again while a colour was chosen.
+    const shownCard = content.querySelector(`.hand [data-card="${card.id}"]`);
+    const from = shownCard ? shownCard.getBoundingClientRect() : null;
     state.view = { ...view, top_card: card, current_color: move.color || card.color,
       you: { ...view.you, hand: view.you.hand.filter((c) => c !== card), legal_moves: [] } };
     state.ahead = { card: card.id, from };
   }
 
-  async function send(move, button = null) {
+  async function send(move) {
     if (state.busy) return;
     const body = { ...move };
     if (body.action === "play" && state.unoArmed) body.uno = true;
     state.busy = true;
-    if (body.action === "play") playAhead(body, button);
+    if (body.action === "play") playAhead(body);
     render();
     shown();
     try {
@@ -137,7 +139,7 @@ export function showTable(main, gameId, go) {
     shown();
   }
 
-  async function playCard(card, moves, button) {
+  async function playCard(card, moves) {
     let chosen = moves;
     if (moves.some((m) => m.color)) {
       const color = await choose(text.chooseColor, COLORS
@@ -152,7 +154,7 @@ export function showTable(main, gameId, go) {
       if (target === null) return;
       chosen = chosen.filter((m) => String(m.target) === target);
     }
-    send(chosen[0], button);
+    send(chosen[0]);
   }
 
   async function chooseColor(moves) {
@@ -398,8 +400,11 @@ export function showTable(main, gameId, go) {
     const ahead = state.ahead;
     state.ahead = null;
     showEffects({ content, layer, view: state.view, fresh, ahead, mySeat: mySeat(), landing: state.landing });
+    // The newest round's end replaces an older one still shown; the game's end
+    // takes the place of both.
     const ended = fresh.find((e) => e.type === "round_ended");
-    if (ended && state.view.status === "playing" && !roundEnd.open) {
+    if ((ended || state.view.status !== "playing") && state.closeRoundEnd) state.closeRoundEnd();
+    if (ended && state.view.status === "playing") {
       state.closeRoundEnd = showRoundEnd(roundEnd, state.view, state.results, name,
         { onClose: () => { state.closeRoundEnd = null; } });
     }

@@ -8,6 +8,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,12 +26,14 @@ from games.serializers import (
     GameCreateIn,
     GameSummaryOut,
     GameViewOut,
+    InvitationOut,
     JoinByCodeIn,
     MatchCancelOut,
     MatchmakingIn,
 )
 from games.serializers.lobby import REMATCH_EXAMPLES, RematchIn
 from players.auth import current_player
+from players.models import Player
 from unoservice.client_address import client_address
 from unoservice.errors import NotFound
 from unoservice.idempotency.http import idempotent
@@ -173,6 +176,29 @@ class GameRematchView(APIView):
 
 
 class GameJoinByCodeView(APIView):
+    def get_permissions(self) -> list[Any]:
+        # Who an invite is from is read before signing up: the invite link's page.
+        return [AllowAny()] if self.request.method == "GET" else list(super().get_permissions())
+
+    @extend_schema(
+        **text.INVITATION,
+        operation_id="games_invitation_by_code",
+        parameters=[JoinByCodeIn, *COMMON_HEADERS],
+        responses={
+            200: InvitationOut,
+            **error_responses(400, 401, 404, 429, descriptions=text.INVITATION_ERRORS),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        typed = validated(JoinByCodeIn, request.query_params.dict())["code"]
+        # A token is optional here: with one, blocks hide games as a join would.
+        user: object = request.user
+        viewer = user if isinstance(user, Player) else None
+        attempt = count_invite_code_attempt(player=viewer, meta=request.META)
+        game = selectors.invitation(typed, viewer)  # NotFound: a wrong code
+        attempt.release()
+        return Response(presenters.invitation_json(game))
+
     @extend_schema(
         **text.JOIN_BY_CODE,
         operation_id="games_join_by_code",

@@ -102,6 +102,24 @@ JOIN_BY_CODE_ERRORS = {
     429: WRONG_CODES,
 }
 
+INVITATION = Described(
+    summary="Whose game an invite code leads to",
+    description="Before joining, even before signing up: the host of the waiting or "
+    "running game whose invite code you send as `code`, how many seats are taken and "
+    "how many it has, and whether it has started; nothing else of the game. A token "
+    "is optional; with one, a game where a human seated blocks you, or is blocked by "
+    "you, is 404 as an unknown code. Wrong codes count as those sent to join do, per "
+    "player and per address, and the right one does not.",
+)
+
+INVITATION_ERRORS = {
+    400: "invalid_request: `code` missing, longer than 32 characters, or not 8 "
+    "characters of the code alphabet once spaces and hyphens are left out",
+    404: "not_found: no waiting or running game has this code (or, with a token, a "
+    "human seated in it blocks you, or is blocked by you)",
+    429: "rate_limited: as for joining by code",
+}
+
 START_GAME = Described(
     summary="Deal round 1 (host only)",
     description="The host starts the game with the seats taken, humans or bots (at least "

@@ -42,7 +42,8 @@ from unoservice.wsgi_threads import ThreadedWSGI
 
 log = logging.getLogger(__name__)
 
-VIEW_PATH = re.compile(r"^/api/v1/games/([^/]+)$")
+# `games/join` is no game: its GET reads whose game an invite code leads to (Django's).
+VIEW_PATH = re.compile(r"^/api/v1/games/(?!join$)([^/]+)$")
 # The route Django names the same request by: one line and one metric for both ways.
 ROUTE = "api/v1/games/<str:game_id>"
 # DRF's answer to every request of the view, whatever its status.

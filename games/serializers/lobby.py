@@ -203,6 +203,13 @@ class SummaryPlayerOut(serializers.Serializer[Any]):
     bot = serializers.ChoiceField(choices=BOT_STRATEGIES, allow_null=True)
 
 
+class InvitationOut(serializers.Serializer[Any]):
+    host = PlayerRefOut(help_text="whose game it is")
+    seats_taken = serializers.IntegerField(min_value=1, max_value=MAX_PLAYERS)
+    max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    status = serializers.ChoiceField(choices=[GameStatus.WAITING, GameStatus.PLAYING])
+
+
 class GameSummaryOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=GameStatus.values)

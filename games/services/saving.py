@@ -58,7 +58,7 @@ def commit_change(
     (`notifications.after_change`; `actor`: the seat whose move this is, if one's)."""
     written = list(fields)
     if state is not None:
-        adopt_state(game, state, now, turn_changed=turn_changed)
+        adopt_state(game, state, now, turn_changed=turn_changed, new_round=deals_a_new_round(items))
         written = [*STATE_FIELDS, *fields]
     first_seq = game.last_seq + 1
     events = append_events(game, items, now)
@@ -70,12 +70,20 @@ def commit_change(
     return events
 
 
-def adopt_state(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+def adopt_state(
+    game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool, new_round: bool = False
+) -> None:
     """Set the game's fields that follow from its new engine state (the caller writes
-    them): the snapshot, the end of the game, the timers."""
+    them): the snapshot, the end of the game, the timers (`new_round`: the change
+    ended a round and dealt the next, whose first turn waits out the round break)."""
     game.state = state.to_snapshot()
     _finish_if_over(game, state, now)
-    _set_timers(game, state, now, turn_changed=turn_changed)
+    _set_timers(game, state, now, turn_changed=turn_changed, new_round=new_round)
+
+
+def deals_a_new_round(items: Sequence[engine.Event]) -> bool:
+    """Whether these events end a round and deal the next (not the game's first deal)."""
+    return any(item.type == "round_started" and (item.round or 0) > 1 for item in items)
 
 
 def append_events(game: Game, items: Sequence[engine.Event], now: dt.datetime) -> list[Event]:
@@ -150,7 +158,10 @@ def schedule_tasks(game: Game, state: GameState | None, now: dt.datetime) -> Non
         return
     if game.turn_deadline is not None:
         _send_timer(dispatch.TURN_TIMEOUT, game, game.turn_deadline, now)
+    # A bot's turn is due one think time after the change, or after a round break.
     think = settings.BOT_THINK_SECONDS
+    if game.bot_due_at is not None:
+        think = max(think, (game.bot_due_at - now).total_seconds())
     if _bots_may_act(game, state) and think <= longest_countdown().total_seconds():
         dispatch.send_on_commit(
             dispatch.BOT_TURN, game.pk, game.version, countdown=think if think > 0 else None
@@ -172,17 +183,22 @@ def _finish_if_over(game: Game, state: GameState, now: dt.datetime) -> None:
         game.finished_at = now
 
 
-def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool) -> None:
+def _set_timers(
+    game: Game, state: GameState, now: dt.datetime, *, turn_changed: bool, new_round: bool = False
+) -> None:
     """Arm the clock of whoever must act now: a human's turn deadline (kept while the
     same decision is pending, so that moves out of turn do not extend it), or a bot's
-    due time, one think time away."""
+    due time, one think time away; both `ROUND_BREAK_SECONDS` later for the first turn
+    of a `new_round`. A person may move during the break: it only holds back what
+    would move without them."""
     running = game.status == GameStatus.PLAYING and game.paused_until is None
     seat = state.to_act if running else None
+    pause = dt.timedelta(seconds=settings.ROUND_BREAK_SECONDS if new_round else 0)
     if seat is None:
         game.turn_deadline = game.bot_due_at = game.reminder_at = None
     elif _bot_at(game, seat) is not None:
         game.turn_deadline = game.reminder_at = None
-        game.bot_due_at = now + dt.timedelta(seconds=settings.BOT_THINK_SECONDS)
+        game.bot_due_at = now + pause + dt.timedelta(seconds=settings.BOT_THINK_SECONDS)
     else:
         game.bot_due_at = None
         if game.turn_timeout is None:
@@ -190,7 +206,7 @@ def _set_timers(game: Game, state: GameState, now: dt.datetime, *, turn_changed:
         elif turn_changed or game.turn_deadline is None:
             # A new deadline, and the reminder that goes with it (a kept deadline
             # keeps its reminder, or its lack once sent).
-            game.turn_deadline = now + dt.timedelta(seconds=game.turn_timeout)
+            game.turn_deadline = now + pause + dt.timedelta(seconds=game.turn_timeout)
             game.reminder_at = notifications.reminder_due(game)
 
 

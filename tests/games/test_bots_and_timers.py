@@ -10,7 +10,7 @@ import time_machine
 from django.utils import timezone
 
 from games import bots, dispatch, engine, services
-from games.engine import GameState, Move, Rules, legal_moves
+from games.engine import GameState, Move, Rules, legal_moves, position
 from games.engine.cards import CODE_OF
 from games.engine.moves import CALL_UNO
 from games.engine.position import build_state
@@ -410,3 +410,75 @@ def test_a_bot_with_nothing_to_say_on_its_turn_makes_its_first_legal_move(host, 
     outcome = services.bot_act(game_id=game.pk, version=game.version)
     assert outcome is not None
     assert outcome.events[0].seat == 1
+
+
+# -- the break between rounds ---------------------------------------------------------
+
+BREAK = 5.0
+THINK = 1.5
+TIMEOUT = 30
+
+
+def near_a_round_s_end(seed: int) -> GameState:
+    """Seat 0 (the host) holds one card, the Red 1, and plays next on a Red 5; seat 1
+    (a bot) holds two; a game to 500 points, whose next round `seed` deals."""
+    return build_state([["R1"], ["B4", "B5"]], top="R5", current=0, seed=seed)
+
+
+def going_out(state: GameState) -> Move:
+    return Move.from_json({"action": "play", "card": position.card_in_hand(state, 0, "R1")})
+
+
+def seconds_until(when: dt.datetime | None) -> float:
+    assert when is not None
+    return (when - timezone.now()).total_seconds()
+
+
+def first_of_round_two(seed: int) -> int | None:
+    state = near_a_round_s_end(seed)
+    engine.apply(state, 0, going_out(state))
+    assert state.round == 2
+    return state.to_act
+
+
+@pytest.mark.parametrize(("first", "what"), [(1, "the bot's first move"), (0, "her turn's timer")])
+def test_the_first_turn_of_the_next_round_waits_out_the_round_break(
+    host, sent_tasks, settings, django_capture_on_commit_callbacks, first, what
+):
+    settings.ROUND_BREAK_SECONDS = BREAK
+    settings.BOT_THINK_SECONDS = THINK
+    seed = next(s for s in range(200) if first_of_round_two(s) == first)
+    game = start_game(host, "greedy", seed=seed, turn_timeout=TIMEOUT)
+    state = near_a_round_s_end(seed)
+    version = put_state(game, state).version
+
+    move = going_out(state)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.move_apply(game_id=game.pk, player=host.player, version=version, move=move)
+    game = reload(game)
+
+    assert GameState.from_snapshot(game.state).round == 2, what
+    if first == 1:
+        assert seconds_until(game.bot_due_at) == pytest.approx(BREAK + THINK, abs=0.5)
+        bot_turns = [t for t in sent_tasks if t.name == dispatch.BOT_TURN]
+        assert bot_turns[-1].countdown == pytest.approx(BREAK + THINK, abs=0.5)
+    else:
+        assert seconds_until(game.turn_deadline) == pytest.approx(BREAK + TIMEOUT, abs=0.5)
+
+
+def test_within_a_round_a_bot_waits_its_think_time_alone(
+    host, sent_tasks, settings, django_capture_on_commit_callbacks
+):
+    settings.ROUND_BREAK_SECONDS = BREAK
+    settings.BOT_THINK_SECONDS = THINK
+    seed = seed_where(2, lambda s: s.to_act == 0)
+    game = start_game(host, "greedy", seed=seed)
+    state = build_state([["R1", "R2"], ["B4", "B5"]], top="R5", current=0, seed=seed)
+    version = put_state(game, state).version
+    play = Move.from_json({"action": "play", "card": position.card_in_hand(state, 0, "R2")})
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.move_apply(game_id=game.pk, player=host.player, version=version, move=play)
+
+    bot_turns = [t for t in sent_tasks if t.name == dispatch.BOT_TURN]
+    assert bot_turns[-1].countdown == pytest.approx(THINK, abs=0.5)

@@ -1,8 +1,9 @@
 """Guessing invite codes against the production server: wrong codes sent together by
-one player, and by many fresh accounts from one address (docs/api.md, Private games
-and invite codes, "Guessing"). Every wrong code is counted before it is judged, per
-player and per address, so that requests arriving together cannot slip past either
-limit: exactly the limit's number of them are answered 404, the rest 429."""
+one player, by many fresh accounts from one address, and from an address with no
+account at all (docs/api.md, Private games and invite codes, "Guessing"). Every
+wrong code is counted before it is judged, per player and per address, so that
+requests arriving together cannot slip past either limit: exactly the limit's number
+of them are answered 404, the rest 429."""
 
 from __future__ import annotations
 
@@ -45,8 +46,13 @@ def stream_with_code(player: Client, game_id: str) -> Callable[[], Answer]:
     return lambda: player.get(f"/games/{game_id}/stream?code={wrong_code()}")
 
 
+def read_invitation(reader: Client) -> Callable[[], Answer]:
+    return lambda: reader.get(f"/games/join?code={wrong_code()}")
+
+
 GUESSES = {"join": lambda player, _: join_by_code(player), "watch": watch_with_code}
 GUESSES["stream"] = stream_with_code
+GUESSES["invitation"] = lambda player, _: read_invitation(player)
 
 
 def assert_refused_for_guessing(answer: Answer) -> None:
@@ -107,6 +113,18 @@ def test_fresh_accounts_from_one_address_share_the_addresss_limit_of_wrong_codes
     # ... while a player elsewhere is not held back by that address.
     elsewhere = served.client().sign_up("Elsewhere")
     assert elsewhere.post("/games/join", {"code": wrong_code()}).status == 404
+
+
+def test_guesses_without_an_account_are_held_to_the_address_s_limit(served):
+    nobody = served.client()  # no token: the invite link's page before signing up
+    calls = [read_invitation(nobody)] * (INVITE_CODE_ADDRESS_RATE + 20)
+
+    answers = together(calls)
+
+    assert Counter(a.status for a in answers) == {404: INVITE_CODE_ADDRESS_RATE, 429: 20}
+    for answer in answers:
+        if answer.status == 429:
+            assert_refused_for_guessing(answer)
 
 
 def test_once_an_address_is_refused_even_the_right_code_is_refused_from_it(served):

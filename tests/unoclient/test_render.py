@@ -83,7 +83,7 @@ def rated(seat: int, ordinal: float, change: float) -> dict[str, Any]:
 def test_the_end_of_a_rated_game_shows_the_players_rating_change_first():
     ratings = [rated(1, 4.25, -1.5), rated(0, 12.5, 2.04), rated(2, -3.0, -0.6)]
     assert line("game_rated", None, ratings=ratings) == (
-        "Rated: Your rating 12.5 (+2.0); Bot 1 (greedy) 4.2 (-1.5); Bob -3.0 (-0.6)"
+        "Rated: Your rating 1250 (+204); Bot 1 (greedy) 425 (-150); Bob -300 (-60)"
     )
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from games.engine import CARDS
 from tests.served import Client
 from tests.support import ROOT
 
@@ -214,6 +215,58 @@ def ann_and_bob(service: Any, page: Any, *, target: int, seed: int) -> tuple[str
     assert ann.post(f"/games/{game_id}/start").status == 200
     page.goto(f"{service.url}/play/games/{game_id}")
     return game_id, ann, bob
+
+
+# Far more moves than a game of two takes: a loop that never gets there fails.
+MOST_API_MOVES = 2_000
+
+
+def api_move(
+    view: dict[str, Any], *, keeping: int | None = None, prefer: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """A plain player's move through the API: a card of a kind in `prefer` if one
+    can be played, else the first card that can be played but `keeping` (saying UNO
+    with the second-to-last), else draw, keep or accept; None when it is not theirs
+    to move."""
+    legal = [m for m in view["you"]["legal_moves"] if m["action"] not in ("catch_uno", "call_uno")]
+    plays = [m for m in legal if m["action"] == "play" and m["card"] != keeping]
+    plays.sort(key=lambda m: CARDS[m["card"]].kind not in prefer)
+    others = [m for m in legal if m["action"] != "play"]
+    if plays:
+        return {**plays[0], "uno": True} if len(view["you"]["hand"]) == 2 else plays[0]
+    return others[0] if others else None
+
+
+def play_until(
+    players: list[Client],
+    game_id: str,
+    done: Callable[[dict[str, Any]], bool],
+    *,
+    keeping: int | None = None,
+    prefer: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """The players move through the API, each as `api_move` says, until the view
+    satisfies `done`: that view."""
+    for _ in range(MOST_API_MOVES):
+        for client in players:
+            view = view_of(client, game_id)
+            if done(view):
+                return view
+            chosen = api_move(view, keeping=keeping, prefer=prefer)
+            if chosen:
+                answer = client.post(f"/games/{game_id}/moves", chosen)
+                assert answer.status == 200, (chosen, answer.body)
+                break
+    raise AssertionError("the players did not get there")
+
+
+def on_the_pile(client: Client, game_id: str, card: int, within: float = 20.0) -> None:
+    """Wait until the service has `card` on the pile: the page shows a card played
+    the moment it is clicked, before its move reaches the service."""
+    deadline = time.monotonic() + within
+    while view_of(client, game_id)["top_card"]["id"] != card:
+        assert time.monotonic() < deadline, f"the card {card} never reached the pile"
+        time.sleep(0.05)
 
 
 def view_of(client: Client, game_id: str) -> dict[str, Any]:

@@ -133,9 +133,12 @@ def test_a_friend_joins_a_private_game_by_its_link_and_both_play_it_and_its_rema
     host.screenshot(path=str(artifacts_dir() / "play-invite.png"))
     fits(host, DESK)
 
-    # The friend opens the link, signs up and lands at the table; the host sees them
-    # sit down without reloading.
+    # The friend opens the link, which says whose game it is before he signs up,
+    # signs up and lands at the table; the host sees him sit down without reloading.
     guest.goto(link)
+    invitation = guest.locator(".invitation")
+    invitation.wait_for(timeout=20_000)
+    assert invitation.inner_text() == "Ann invites you to a game (2 of 3 seats taken)."
     sign_up(guest, "Bob")
     guest.wait_for_url("**/play/games/*", timeout=20_000)
     host.wait_for_selector('.seat-name:text-is("Bob")', timeout=20_000)

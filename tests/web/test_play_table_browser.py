@@ -3,8 +3,9 @@ the hand to the pile (and, for a person who asks their system for less motion, i
 there at once); the hand is sorted by colour unless the player turns that off; a
 round's end stays over the table with the winning card and every hand's points
 until "Next round"; a reload shows the same log as before it; Leave ends the seat as
-the API says; and on a phone a new player is at a table against bots one tap from
-the lobby, and finds it in the lobby's list, told apart from others, to leave.
+the API says; on a phone a new player is at a table against bots one tap from the
+lobby, and finds it in the lobby's list, told apart from others, to leave; and a
+waiting room counts its free seats and starts with bots in them.
 
 Ann plays in the page; Bob through the API. The deals come from seeds (the service
 runs with `CLIENT_SEEDS`), found with the rules engine, which deals as the service
@@ -26,8 +27,11 @@ from tests.web.pages import (
     PHONE,
     accessible,
     ann_and_bob,
+    create,
     fits,
     new_page,
+    on_the_pile,
+    play_until,
     sign_up,
     token_of,
     view_of,
@@ -37,7 +41,6 @@ pytestmark = SERVED_WITH_A_WORKER
 
 ANN, BOB = 0, 1
 SHOWN_MS = 20_000
-ROUND_MOVES = 400
 # The frames around a click: when the click lands, and this long after it.
 FRAME_MS = 200
 
@@ -106,7 +109,7 @@ def test_a_played_card_travels_from_the_hand_to_the_pile(service: Served, browse
 
     assert landed != later
     page.wait_for_selector(f'.pile .top-card[data-card="{card}"]:not(.landing)', timeout=SHOWN_MS)
-    assert view_of(ann, game_id)["top_card"]["id"] == card
+    on_the_pile(ann, game_id, card)
     assert page.errors == []
 
 
@@ -114,12 +117,14 @@ def test_with_less_motion_asked_for_the_card_is_on_the_pile_at_once(service: Ser
     page = new_page(browser, reduced_motion="reduce")
     game_id, ann, _ = a_game_with_bob(service, page, target=0)
     card = a_number_to_play(view_of(ann, game_id))
+    assert page.title() == "● Your turn · UNO"
 
     landed, later = frames_of_a_click(page, f'.hand button.card.playable[data-card="{card}"]')
 
     assert landed == later
     assert page.is_visible(f'.pile .top-card[data-card="{card}"]')
-    assert view_of(ann, game_id)["top_card"]["id"] == card
+    on_the_pile(ann, game_id, card)
+    page.wait_for_function("() => document.title === 'UNO'")  # Bob's turn now
     assert page.errors == []
 
 
@@ -150,30 +155,6 @@ def test_the_hand_is_sorted_by_colour_and_value_unless_the_player_turns_it_off(
     assert page.errors == []
 
 
-def next_move(view: dict[str, Any]) -> dict[str, Any] | None:
-    """A plain player's move: the first card that can be played (saying UNO with the
-    second-to-last), else draw, keep or accept; None when it is not theirs."""
-    legal = [m for m in view["you"]["legal_moves"] if m["action"] not in ("catch_uno", "call_uno")]
-    plays = [m for m in legal if m["action"] == "play"]
-    if plays:
-        return {**plays[0], "uno": True} if len(view["you"]["hand"]) == 2 else plays[0]
-    others = [m for m in legal if m["action"] != "play"]
-    return others[0] if others else None
-
-
-def play_until_the_round_ends(players: list[Client], game_id: str) -> dict[str, Any]:
-    for _ in range(ROUND_MOVES):
-        for client in players:
-            view = view_of(client, game_id)
-            if view["round"] >= 2 or view["status"] != "playing":
-                return view
-            chosen = next_move(view)
-            if chosen:
-                assert client.post(f"/games/{game_id}/moves", chosen).status == 200
-                break
-    raise AssertionError("the round did not end")
-
-
 ROUND_END = """() => {
   const dialog = document.querySelector("dialog.round-end");
   if (!dialog || !dialog.open) return null;
@@ -194,7 +175,7 @@ def test_a_round_s_end_stays_over_the_table_and_a_reload_keeps_the_log(
     page = new_page(browser)
     game_id, ann, bob = a_game_with_bob(service, page, target=500)
 
-    view = play_until_the_round_ends([ann, bob], game_id)
+    view = play_until([ann, bob], game_id, lambda v: v["round"] >= 2 or v["status"] != "playing")
     assert view["status"] == "playing", "the first round ended the game"
     events = ann.get(f"/games/{game_id}/events").body["events"]
     (ended,) = [e for e in events if e["type"] == "round_ended"]
@@ -298,3 +279,55 @@ def test_a_new_player_on_a_phone_plays_against_bots_in_one_tap_and_can_leave_fro
     page.wait_for_selector(".games-empty", timeout=SHOWN_MS)
     assert view_of(ann, game_id)["you"] is None
     assert page.errors == []
+
+
+def test_a_waiting_room_counts_the_free_seats_and_starts_with_bots_in_them(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    create(page, bots=1, friends=2)
+    page.wait_for_selector(".waiting", timeout=SHOWN_MS)
+    assert "2 of 4 seats taken, 2 free." in page.inner_text(".waiting")
+
+    page.click('button[data-key="start-with-bots"]')
+    page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
+    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    view = view_of(service.client(token_of(page)), game_id)
+    assert view["status"] == "playing"
+    assert [s["bot"] for s in view["seats"]] == [None, "greedy", "greedy", "greedy"]
+    assert page.errors == []
+
+
+def test_a_table_of_ten_fits_a_phone_and_a_desk(service: Served, browser: Any):
+    page = new_page(browser)
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    create(page, bots=9)
+    page.wait_for_selector(".hand .card", timeout=SHOWN_MS)
+    assert page.locator(".felt .seat").count() == 10
+
+    for size, viewport in (("phone", PHONE), ("desk", DESK)):
+        fits(page, viewport)
+        page.screenshot(path=str(artifacts_dir() / f"table-ten-{size}.png"))
+        boxes = page.evaluate(SEAT_BOXES)
+        overlapping = [
+            (a["seat"], b["seat"])
+            for i, a in enumerate(boxes)
+            for b in boxes[i + 1 :]
+            if a["left"] < b["right"]
+            and b["left"] < a["right"]
+            and a["top"] < b["bottom"]
+            and b["top"] < a["bottom"]
+        ]
+        assert overlapping == [], (size, overlapping)
+    accessible(page)
+    assert page.errors == []
+
+
+SEAT_BOXES = """() => [...document.querySelectorAll(".felt .seat")].map((seat) => {
+  const box = seat.getBoundingClientRect();
+  return {seat: seat.dataset.seat, left: box.left, right: box.right, top: box.top,
+          bottom: box.bottom};
+})"""

@@ -208,3 +208,14 @@ def test_a_connection_found_broken_is_reopened_for_the_read(host: Persona, guest
     answered = reads.read(str(game.pk), f"Bearer {host.token}", None, {"REMOTE_ADDR": "127.0.0.1"})
     assert answered is not None
     assert answered[1] == 200
+
+
+def scope_of_a_read(path: str) -> dict[str, Any]:
+    return {"method": "GET", "path": path, "headers": [(b"authorization", b"Bearer t")]}
+
+
+def test_games_join_is_no_game_and_is_left_to_django() -> None:
+    game_id = "c4e2a9d1-7b35-4f08-a6c3-91d0e5b27f44"
+    assert reads.game_id_read(scope_of_a_read(f"/api/v1/games/{game_id}")) == game_id
+    assert reads.game_id_read(scope_of_a_read("/api/v1/games/join")) is None
+    assert reads.game_id_read(scope_of_a_read("/api/v1/games/joiner")) == "joiner"
