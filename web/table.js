@@ -81,10 +81,11 @@ export function showTable(main, gameId, go) {
       if (event.type === "round_ended") {
         state.results = { round: event.round, seat: event.seat, card: state.lastPlayed, ...event.data };
       }
-      // A card drawn stays marked until the player's next move.
+      // A card drawn stays marked until the player's next move (`send`), through a
+      // pass the draw made by itself; a card of theirs played from elsewhere ends it too.
       if (live && mine && event.type === "cards_drawn" && event.data.cards) {
         state.drawn = new Set(event.data.cards.map((c) => c.id));
-      } else if (mine && ["card_played", "turn_passed"].includes(event.type)) {
+      } else if (mine && event.type === "card_played") {
         state.drawn = new Set();
       }
     }
@@ -118,6 +119,7 @@ export function showTable(main, gameId, go) {
     if (state.busy) return;
     const body = { ...move };
     if (body.action === "play" && state.unoArmed) body.uno = true;
+    if (body.action !== "draw") state.drawn = new Set();
     state.busy = true;
     if (body.action === "play") playAhead(body);
     render();

@@ -38,7 +38,7 @@ pytestmark = SERVED_WITH_A_WORKER
 SHOWN_MS = 20_000
 ANN, BOB = 0, 1  # the host sits at seat 0, the one who joins next at seat 1
 # Points to win: more than a first round of two scores, so that a round ends first.
-TARGET = 300
+TARGET = 100
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,15 @@ there at once); the hand is sorted by colour unless the player turns that off; a
 round's end stays over the table with the winning card and every hand's points
 until "Next round"; a reload shows the same log as before it; Leave ends the seat as
 the API says; on a phone a new player is at a table against bots one tap from the
-lobby, and finds it in the lobby's list, told apart from others, to leave; and a
-waiting room counts its free seats and starts with bots in them.
+lobby, and finds it in the lobby's list, told apart from others, to leave; a
+waiting room counts its free seats and starts with bots in them; ten seats fit a
+phone; and a drawn card is marked until the player's next move.
 
 Ann plays in the page; Bob through the API. The deals come from seeds (the service
 runs with `CLIENT_SEEDS`), found with the rules engine, which deals as the service
-does. Saves ``artifacts/table-round-end-desk.png`` (or under ``$TEST_ARTIFACTS_DIR``).
+does. Saves the frames around the click (``artifacts/table-moving-0ms.png`` and
+``-200ms``, ``table-still-...`` with less motion), ``artifacts/table-round-end-desk.png``
+and ``artifacts/table-ten-<phone|desk>.png`` (or under ``$TEST_ARTIFACTS_DIR``).
 """
 
 from __future__ import annotations
@@ -89,14 +92,17 @@ def pile_and_hand(page: Any) -> dict[str, float]:
     return {"x": left, "y": top, "width": right - left, "height": bottom - top}
 
 
-def frames_of_a_click(page: Any, selector: str) -> tuple[bytes, bytes]:
-    """The pile and the hand as the click lands and `FRAME_MS` after it."""
+def frames_of_a_click(page: Any, selector: str, name: str) -> tuple[bytes, bytes]:
+    """The pile and the hand as the click lands and `FRAME_MS` after it, saved as
+    ``table-<name>-0ms.png`` and ``table-<name>-200ms.png``."""
     clip = pile_and_hand(page)
     page.click(selector)
     clicked = time.monotonic()
     landed = page.screenshot(clip=clip, animations="allow")
     page.wait_for_timeout(max(0.0, FRAME_MS - (time.monotonic() - clicked) * 1000))
     later = page.screenshot(clip=clip, animations="allow")
+    for frame, at in ((landed, 0), (later, FRAME_MS)):
+        (artifacts_dir() / f"table-{name}-{at}ms.png").write_bytes(frame)
     return landed, later
 
 
@@ -105,7 +111,9 @@ def test_a_played_card_travels_from_the_hand_to_the_pile(service: Served, browse
     game_id, ann, _ = a_game_with_bob(service, page, target=0)
     card = a_number_to_play(view_of(ann, game_id))
 
-    landed, later = frames_of_a_click(page, f'.hand button.card.playable[data-card="{card}"]')
+    landed, later = frames_of_a_click(
+        page, f'.hand button.card.playable[data-card="{card}"]', "moving"
+    )
 
     assert landed != later
     page.wait_for_selector(f'.pile .top-card[data-card="{card}"]:not(.landing)', timeout=SHOWN_MS)
@@ -119,7 +127,9 @@ def test_with_less_motion_asked_for_the_card_is_on_the_pile_at_once(service: Ser
     card = a_number_to_play(view_of(ann, game_id))
     assert page.title() == "● Your turn · UNO"
 
-    landed, later = frames_of_a_click(page, f'.hand button.card.playable[data-card="{card}"]')
+    landed, later = frames_of_a_click(
+        page, f'.hand button.card.playable[data-card="{card}"]', "still"
+    )
 
     assert landed == later
     assert page.is_visible(f'.pile .top-card[data-card="{card}"]')
@@ -331,3 +341,40 @@ SEAT_BOXES = """() => [...document.querySelectorAll(".felt .seat")].map((seat) =
   return {seat: seat.dataset.seat, left: box.left, right: box.right, top: box.top,
           bottom: box.bottom};
 })"""
+
+
+CARD_LOOKS = """() => [...document.querySelectorAll(".hand .card")].map((card) => ({
+  card: Number(card.dataset.card), drawn: card.classList.contains("drawn"),
+  opacity: getComputedStyle(card).opacity,
+}))"""
+
+
+def test_a_drawn_card_is_marked_until_the_players_next_move_and_no_card_is_faded_out(
+    service: Served, browser: Any
+):
+    page = new_page(browser)
+    game_id, ann, bob = a_game_with_bob(service, page, target=0)
+
+    page.click('button[data-key="draw-pile"]')
+    page.wait_for_selector(".hand .card.drawn", timeout=SHOWN_MS)
+    events = ann.get(f"/games/{game_id}/events?after=0").body["events"]
+    (drawn,) = [e for e in events if e["type"] == "cards_drawn" and e["seat"] == ANN]
+    looks = page.evaluate(CARD_LOOKS)
+    assert [c["card"] for c in looks if c["drawn"]] == [c["id"] for c in drawn["data"]["cards"]]
+    # Cards that cannot be played are told by their place and shade, never faded out.
+    assert {c["opacity"] for c in looks} == {"1"}
+
+    # The drawn card could not be played, so the draw passed her turn by itself: the
+    # mark stays while Bob plays, and goes with her own next move.
+    assert (events[-1]["type"], events[-1]["seat"]) == ("turn_passed", ANN)
+    (card,) = [c["id"] for c in drawn["data"]["cards"]]
+    view = play_until([ann, bob], game_id, lambda v: v["current_seat"] == ANN)
+    page.wait_for_selector(f'.pile .top-card[data-card="{view["top_card"]["id"]}"]')
+    assert page.locator(f'.hand .card.drawn[data-card="{card}"]').count() == 1
+    plays = [m for m in view["you"]["legal_moves"] if m["action"] == "play"]
+    if plays:
+        page.click(f'.hand button.card.playable[data-card="{plays[0]["card"]}"]')
+    else:
+        page.click('button[data-key="draw-pile"]')
+    page.wait_for_selector(f'.hand .card.drawn[data-card="{card}"]', state="detached")
+    assert page.errors == []
