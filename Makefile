@@ -29,7 +29,7 @@ run: $(STAMP)
 	$(PY) scripts/run_all.py --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

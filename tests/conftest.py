@@ -136,24 +136,6 @@ SERVICE_CHECKS = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests of a module that share a module-scoped fixture (a served service, a
-    browser's pages) run in one xdist worker (`--dist loadgroup`, the Makefile's), so
-    that what the fixture starts is started once, not once per worker. Before xdist
-    reads the groups: hence first."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None or not isinstance(item, pytest.Function):
-            continue
-        if any(
-            definition.scope == "module"
-            for definitions in info.name2fixturedefs.values()
-            for definition in definitions
-        ):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker, missing in SERVICE_CHECKS.items():
         if item.get_closest_marker(marker) is None:
