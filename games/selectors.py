@@ -148,30 +148,37 @@ def presence_of(game: Game, prefetched: presence.Prefetched | None = None) -> pr
     return presence.read(game.human_player_ids(), game.pk, prefetched)
 
 
-def open_game_id_by_code(typed: str) -> uuid.UUID:
-    """The id of the waiting or running game whose invite code `typed` is (read by
-    `codes.read_code`); `NotFound` when there is none."""
+def _open_games_by_code(typed: str) -> QuerySet[Game]:
+    """The waiting or running games whose invite code `typed` is (read by
+    `codes.read_code`): one at most, none for a code not of the code's shape."""
     code = codes.read_code(typed)
-    found = (
-        None
-        if code is None
-        else Game.objects.filter(invite_code=code, status__in=OPEN_STATUSES)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    if code is None:
+        return Game.objects.none()
+    return Game.objects.filter(invite_code=code, status__in=OPEN_STATUSES)
+
+
+def open_game_id_by_code(typed: str) -> uuid.UUID:
+    """The id of the waiting or running game whose invite code `typed` is; `NotFound`
+    when there is none."""
+    found = _open_games_by_code(typed).values_list("pk", flat=True).first()
     if found is None:
         raise NotFound("no open game has this invite code")
     return found
 
 
+def blocked_at(game: Game, player: Player) -> bool:
+    """Whether a human seated in `game` blocks `player` or is blocked by them: then
+    the game does not exist for them (docs/api.md, Join)."""
+    seated = game.human_player_ids()
+    return bool(seated) and bool(social.blockers_among(str(player.pk), seated))
+
+
 def invitation(typed: str, viewer: Player | None) -> Game:
     """The open game the invite code `typed` leads to, as `viewer` (None: someone
     not signed up yet) may know it: `NotFound` for a code of no open game, and word
-    for word so for a game where a human seated blocks the viewer or is blocked by
-    them, as joining it would answer."""
-    game = Game.objects.select_related("host").get(pk=open_game_id_by_code(typed))
-    seated = game.human_player_ids()
-    if viewer is not None and seated and social.blockers_among(str(viewer.pk), seated):
+    for word so for a game `blocked_at` for the viewer, as joining it would answer."""
+    game = _open_games_by_code(typed).select_related("host").first()
+    if game is None or (viewer is not None and blocked_at(game, viewer)):
         raise NotFound("no open game has this invite code")
     return game
 

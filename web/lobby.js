@@ -247,26 +247,22 @@ function joinForm(go) {
   return form;
 }
 
-const players = (g) => g.players.map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat)))
-  .join(", ");
+// A seat of a game summary's `players` by its name: the player's, or its bot's.
+const seatName = (p) => (p.player ? p.player.name : text.botName(p.bot, p.seat));
+const players = (g) => g.players.map(seatName).join(", ");
 const opponents = (g, me) => g.players.filter((p) => !(p.player && p.player.id === me.id))
-  .map((p) => (p.player ? p.player.name : text.botName(p.bot, p.seat))).join(", ");
+  .map(seatName).join(", ");
 
 // One of the player's games: against whom, which round, whose turn, since when.
 function gameLine(g, me) {
   const turn = g.status !== "playing" ? text.statuses[g.status]
     : g.your_turn ? text.yourTurn
       : g.to_act === null ? text.statuses.playing
-        : text.turnOf(opponentName(g, g.to_act));
+        : text.turnOf(seatName(g.players.find((p) => p.seat === g.to_act)));
   return [h("span", { class: "game-with" }, text.against(opponents(g, me) || text.nobodyYet)),
     h("span", { class: "game-facts" },
       [g.round ? text.round(g.round) : null, turn, text.startedAt(text.date(g.created_at))]
         .filter(Boolean).join(" · "))];
-}
-
-function opponentName(g, seat) {
-  const p = g.players.find((s) => s.seat === seat);
-  return !p ? `#${seat}` : p.player ? p.player.name : text.botName(p.bot, seat);
 }
 
 // The games the player sits in that are not over, to go back to or to leave.

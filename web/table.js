@@ -189,7 +189,7 @@ export function showTable(main, gameId, go) {
       view.pending.seat === view.you.seat;
     const list = [];
     const fourBy = view.pending && view.pending.type === "challenge" && by("challenge").length
-      ? name(view.pending.by ?? seatBefore(view)) : null;
+      ? name(view.pending.accused) : null;
     if (fourBy) list.push(h("p", { class: "prompt", id: "challenge-prompt" }, text.challengePrompt(fourBy)));
     for (const m of by("draw")) list.push(button("draw", text.draw, () => send(m)));
     for (const m of by("pass")) list.push(button("pass", drawnCard ? text.keep : text.pass, () => send(m)));
@@ -213,13 +213,6 @@ export function showTable(main, gameId, go) {
       list.push(button(`catch-${m.target}`, text.catchUno(name(m.target)), () => send(m)));
     }
     return h("div", { class: "actions", role: "group", "aria-label": text.actions }, list);
-  }
-
-  // The seat that played the Wild Draw Four now challengeable: the one before the
-  // challenger in the way play goes.
-  function seatBefore(view) {
-    const n = view.seats.length, seat = view.you.seat;
-    return view.direction === "counterclockwise" ? (seat + 1) % n : (seat - 1 + n) % n;
   }
 
   // A spectator: no seat of theirs at this table, not even one a bot took.

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import bot_costs, engine, privacy
+from games import bot_costs, engine, privacy, selectors
 from games.engine import EngineError, GameConfig, GameState, Rules
 from games.engine.rng import SEED_BITS, new_seed
 from games.engine.vocabulary import (
@@ -48,7 +48,6 @@ from games.services.seating import (
     save_seat,
 )
 from players.models import Player
-from players.social import selectors as social
 from unoservice import codes
 from unoservice.errors import Forbidden, GameFull, InvalidRequest, NotFound, WrongPhaseError
 
@@ -241,8 +240,7 @@ def _check_blocks(game: Game, player: Player) -> None:
     """`NotFound`, as for an unknown id, when one of the humans seated in `game`
     blocks `player` or is blocked by them: a blocked player learns nothing of the
     games of who blocked them, and cannot sit down with them."""
-    seated = game.human_player_ids()
-    if seated and social.blockers_among(str(player.pk), seated):
+    if selectors.blocked_at(game, player):
         raise NotFound("no such game")
 
 
