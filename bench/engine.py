@@ -1,9 +1,12 @@
 """Engine throughput: random legal games, engine only, on one core.
 
-    python -m bench.engine --players 4 --games 2000 [--rules stacking,jump_in] [--json]
+    python -m bench.engine --players 4 --games 2000 [--rules stacking,jump_in]
+        [--deal uno-deal/1|mt19937] [--json]
 
 Each step asks `legal_moves` for the seat to act, picks one at random and applies it,
-so the figure counts move generation, validation and application together. Snapshot
+so the figure counts move generation, validation and application together, and every
+deal and reshuffle of each game by `--deal`: `uno-deal/1` (what games are dealt by,
+docs/fairness.md) or `mt19937` (games dealt before, and chosen seeds). Snapshot
 sizes are sampled every 64 moves, outside the timed region.
 """
 
@@ -16,20 +19,28 @@ import sys
 import time
 from dataclasses import fields
 
-from games.engine import GameConfig, Rules, apply, legal_moves, new_game
+from games.engine import GameConfig, Rules, apply, fair, legal_moves, new_game
 
 SNAPSHOT_EVERY = 64
 
 
-def run(players: int, games: int, rules: Rules, target_score: int, seed: int) -> dict[str, float]:
+def run(
+    players: int, games: int, rules: Rules, target_score: int, seed: int, deal: str = fair.ALGORITHM
+) -> dict[str, float]:
     rng = random.Random(seed)
+    client_seeds = ["a" * 32] * players
     moves = 0
     snapshot_bytes = 0
     snapshots = 0
     untimed = 0.0
     started = time.perf_counter()
     for _ in range(games):
-        state, _events = new_game(GameConfig(players, target_score, rules), rng.getrandbits(63))
+        config = GameConfig(players, target_score, rules)
+        if deal == fair.ALGORITHM:
+            server_seed = rng.getrandbits(256).to_bytes(32, "big").hex()
+            state, _events = new_game(config, server_seed, client_seeds=client_seeds)
+        else:
+            state, _events = new_game(config, rng.getrandbits(63))
         while state.winner < 0:
             seat = state.current if state.pending is None else state.pending.seat
             apply(state, seat, rng.choice(legal_moves(state, seat)))
@@ -66,9 +77,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target-score", type=int, default=500)
     parser.add_argument("--rules", default="", help="comma-separated house rules")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--deal", choices=[fair.ALGORITHM, "mt19937"], default=fair.ALGORITHM)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    result = run(args.players, args.games, parse_rules(args.rules), args.target_score, args.seed)
+    rules = parse_rules(args.rules)
+    result = run(args.players, args.games, rules, args.target_score, args.seed, args.deal)
     if args.json:
         print(json.dumps(result))
         return

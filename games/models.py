@@ -85,7 +85,20 @@ class Game(models.Model):
     target_score = models.PositiveIntegerField(default=500)
     turn_timeout = models.PositiveIntegerField(null=True, blank=True)  # seconds
     rules = models.JSONField(default=dict)
+    # The integer a Mersenne Twister deal comes from (`mt19937/53`: a seed chosen by
+    # staff, and every game dealt before `uno-deal/1`); for a game with a server
+    # seed, what its bots' own generators are seeded from.
     seed = models.BigIntegerField()
+    # `uno-deal/1` (docs/fairness.md): 64 hex digits from the OS's CSPRNG, committed to
+    # in every view (`deal_commitment`) and revealed once the game is over; "" for a
+    # game dealt from `seed`.
+    server_seed = models.CharField(max_length=64, blank=True, default="")
+    # The client seed of every human seated while the game waits, by player id (sent
+    # with the join, the start or the quick-match request, or made for them). The
+    # deal takes them in seat order at the start, into the engine's snapshot.
+    client_seeds: models.JSONField[dict[str, str], dict[str, str]] = models.JSONField(
+        default=dict, blank=True
+    )
     # A private game is listed and shown only to its players and to holders of its
     # invite code; public games have no code (NULL).
     visibility = models.CharField(

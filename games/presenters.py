@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from games import deals
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
 from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry, player_ref
@@ -68,6 +69,8 @@ def game_view(
         "created_at": game.created_at.isoformat(),
         "quick_match": game.match_key is not None,
         "free_text": game.free_text,
+        "deal_algorithm": deals.algorithm(game),
+        "deal_commitment": deals.commitment(game),
         "bots_at": (
             game.bots_at.isoformat()
             if game.bots_at is not None and game.status == GameStatus.WAITING
@@ -109,6 +112,8 @@ def game_view(
             # Whole `/moves` bodies: a client sends one back as it is.
             version = game.version
             you["legal_moves"] = [{**move, "version": version} for move in you["legal_moves"]]
+    if you is not None:
+        you["client_seed"] = deals.client_seed_of(game, viewer_seat, state)
     view.update(
         {
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
@@ -153,6 +158,7 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
             for number, entry in enumerate(game.seating)
         ],
         "max_players": game.max_players,
+        "target_score": game.target_score,
         "rules": game.rules,
         "visibility": game.visibility,
         **_rated_json(game),

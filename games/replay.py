@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import LEGACY_SEED_BITS, GameConfig, GameState, Rules, round_seed
+from games.engine import LEGACY_SEED_BITS, GameConfig, GameState, Rules, fair, round_seed
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
 from games.engine.views import table_view
 from games.engine.vocabulary import is_event_type
@@ -19,6 +19,7 @@ from unoservice.fields import MAX_EXACT_INTEGER
 __all__ = [
     "ReplayMismatch",
     "Table",
+    "client_seeds_of",
     "config_of",
     "round_seeds",
     "seed_bits_of",
@@ -42,20 +43,30 @@ def seed_bits_of(game: Game) -> int:
     return int(state.get("seed_bits", LEGACY_SEED_BITS))
 
 
-def round_seeds(game: Game) -> list[int]:
-    """The seed of every round dealt so far: each deal and reshuffle comes from it."""
+def client_seeds_of(game: Game) -> list[str]:
+    """The client seeds a started game with a server seed was dealt with, by seat."""
+    return list(game.state.get("client_seeds", [])) if game.server_seed and game.state else []
+
+
+def round_seeds(game: Game) -> list[int] | list[str]:
+    """The seed of every round dealt so far: each deal and reshuffle comes from it (hex
+    for a game with a server seed)."""
     rounds = game.state["round"] if game.state is not None else 0
+    if game.server_seed:
+        seeds = client_seeds_of(game)
+        return [fair.round_seed(game.server_seed, seeds, n) for n in range(1, rounds + 1)]
     bits = seed_bits_of(game)
     return [round_seed(game.seed, number, bits) for number in range(1, rounds + 1)]
 
 
-def seeds_json(game: Game, *, complete: bool) -> dict[str, Any]:
-    """The seeds of the log's answer (docs/api.md, Log and replay): as numbers where
-    every JSON parser reads them exactly, as decimal text always; all null while the
-    log is redacted. A game dealt with 63-bit seeds has its `seed` or `seeds` null."""
-    if not complete:
+def seeds_json(game: Game, *, revealed: bool) -> dict[str, Any]:
+    """The integer seeds of the log's answer (docs/api.md, Log and replay): as numbers
+    where every JSON parser reads them exactly, as decimal text always; all null until
+    they are `revealed`, and for a game with a server seed (its log's `deal` has
+    them). A game dealt with 63-bit seeds has its `seed` or `seeds` null."""
+    if not revealed or game.server_seed:
         return dict.fromkeys(("seed", "seed_text", "seeds", "seeds_text"))
-    seeds = round_seeds(game)
+    seeds = [int(seed) for seed in round_seeds(game)]
     return {
         "seed": game.seed if abs(game.seed) <= MAX_EXACT_INTEGER else None,
         "seed_text": str(game.seed),
@@ -77,7 +88,14 @@ def logged(game: Game) -> Iterator[LoggedEvent]:
 def _replayed(game: Game, **options: Any) -> GameState | None:
     if game.state is None:  # never started: only seats in the log
         return None
-    return replay(config_of(game), game.seed, logged(game), seed_bits=seed_bits_of(game), **options)
+    return replay(
+        config_of(game),
+        game.server_seed or game.seed,
+        logged(game),
+        seed_bits=seed_bits_of(game),
+        client_seeds=client_seeds_of(game),
+        **options,
+    )
 
 
 def verify(game: Game) -> None:

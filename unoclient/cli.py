@@ -1,7 +1,8 @@
 """`python -m unoclient play`: play UNO in a terminal, against bots or with other people.
 `python -m unoclient keep --email ADDRESS`: keep this player by linking an email
 address; `python -m unoclient sign-in --email ADDRESS`: play here as the player who
-linked it (each by a code mailed to the address)."""
+linked it (each by a code mailed to the address); `python -m unoclient verify GAME_ID`:
+check a finished game's deal and moves from its revealed log (docs/fairness.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 import os
 import sys
 
+from unoclient import verify as checking
 from unoclient.api import Api, ApiError
 from unoclient.identity import config_dir, link_email, login_name, sign_in_by_email
 from unoclient.play import Console, Options, play
@@ -98,6 +100,13 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="sign up afresh instead of reusing the player saved for this server",
     )
+    verify = commands.add_parser(
+        "verify", help="check a finished game's deal, every shuffle and every move"
+    )
+    verify.add_argument("game", nargs="?", metavar="GAME_ID", help="the game to fetch and check")
+    verify.add_argument("--file", help="check a saved log (the answer of GET /games/{id}/log)")
+    verify.add_argument("--code", help="a private game's invite code")
+    verify.add_argument("--server", default=os.environ.get("UNO_SERVER", "http://127.0.0.1:8000"))
     for command, help_text in (
         ("keep", "keep this player: link an email address, by a code mailed to it"),
         ("sign-in", "play here as the player who linked an email address (a code is mailed)"),
@@ -128,10 +137,33 @@ def account(args: argparse.Namespace) -> int:
     return 0
 
 
+def verify(args: argparse.Namespace) -> int:
+    """`verify`: every step printed as it holds; the first that does not, and 1."""
+    if (args.game is None) == (args.file is None):
+        print("Give a GAME_ID or --file, one of the two.", file=sys.stderr)
+        return 2
+    try:
+        log = checking.load(path=args.file, game_id=args.game, server=args.server, code=args.code)
+        checking.check(log)
+    except ApiError as error:
+        print(f"The server said: {error.message}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"Not a log this can read: {error}", file=sys.stderr)
+        return 1
+    except checking.Failed as failed:
+        print(f"FAILED at {failed.step}: {failed.why}")
+        return 1
+    print("The deal and every move check out.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in ("keep", "sign-in"):
         return account(args)
+    if args.command == "verify":
+        return verify(args)
     options = Options(
         server=args.server,
         name=args.name,

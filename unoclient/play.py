@@ -35,6 +35,7 @@ from unoclient.stream import RECONNECTED, RECONNECTING, StreamReader, auth_heade
 from unoclient.talk import HELP as TALK_HELP
 from unoclient.talk import TableTalk
 from unoclient.terminal import Screen, Terminal
+from unoclient.verify import seeded
 
 OUT_OF_TURN = ("catch_uno", "call_uno")
 YES, NO = ("y", "yes"), ("n", "no")
@@ -106,7 +107,7 @@ def start_game(api: Api, options: Options) -> dict[str, Any]:
     for number in range(options.bots):
         strategy = options.strategies[number % len(options.strategies)]
         api.post(f"/games/{game['id']}/bots", {"strategy": strategy})
-    return dict(api.post(f"/games/{game['id']}/start"))
+    return dict(api.post(f"/games/{game['id']}/start", seeded({})))
 
 
 def my_turn(view: dict[str, Any]) -> bool:
@@ -382,7 +383,7 @@ class Session:
         if answer in ("b", "bot"):
             self.ask_server(f"/games/{self.game_id}/bots", {"strategy": self.bot})
         elif answer in ("s", "start"):
-            self.ask_server(f"/games/{self.game_id}/start")
+            self.ask_server(f"/games/{self.game_id}/start", seeded({}))
         else:
             self.say("Type b to add a bot or s to start (Ctrl-C quits).")
 
@@ -505,7 +506,7 @@ def find_game(api: Api, options: Options, console: Console) -> tuple[dict[str, A
         view = api.get(f"/games/{options.game}")
         return view, int(view["last_seq"])  # from now on: the past is not replayed
     if options.code:
-        view = api.post("/games/join", {"code": options.code})
+        view = api.post("/games/join", seeded({"code": options.code}))
         console.say(f"You joined {view['host']['name']}'s private game.")
         return view, 0
     settings: dict[str, Any] = {
@@ -514,7 +515,7 @@ def find_game(api: Api, options: Options, console: Console) -> tuple[dict[str, A
         "rules": dict.fromkeys(options.rules, True),
     }
     if options.quick:
-        return api.post("/matchmaking", {**settings, "bots_after": options.bots_after}), 0
+        return api.post("/matchmaking", seeded({**settings, "bots_after": options.bots_after})), 0
     if options.private:
         if options.turn_timeout is not None:
             settings["turn_timeout"] = options.turn_timeout

@@ -360,6 +360,7 @@ SPECTACULAR_SETTINGS = {
         "Visibility": "games.serializers.VISIBILITIES",
         "Direction": "games.serializers.DIRECTIONS",
         "PendingType": "games.serializers.PENDING_TYPES",
+        "DealAlgorithm": "games.serializers.common.DEAL_ALGORITHMS",
         # A game's, and the health check's: each keeps a name of its own.
         "StatusEnum": "games.serializers.GAME_STATUSES",
         "HealthStatus": "unoservice.health.STATUSES",

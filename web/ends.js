@@ -4,6 +4,7 @@
 import { cardElement } from "./cards.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
+import { checkDealControl } from "./verify.js";
 
 // The service's break between rounds (ROUND_BREAK_SECONDS, docs/api.md), unless its
 // operator changed it: the next round's first turn waits as long.
@@ -105,5 +106,6 @@ export function gameOver(view, result, name, { actions }) {
     h("h2", { id: "over-title", class: "winner" }, abandoned ? text.abandoned : text.winner(name(view.winner))),
     abandoned ? null : wentOutWith(result, name),
     abandoned ? null : roundTable(view, result, name, { places: placesOf(view) }),
-    h("div", { class: "host-actions" }, actions));
+    h("div", { class: "host-actions" }, actions),
+    view.deal_algorithm === "uno-deal/1" && view.round ? checkDealControl(view.id) : null);
 }

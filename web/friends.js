@@ -8,6 +8,7 @@ import { choose, field, flash, h, takeFlash } from "./dom.js";
 import { onLobby } from "./social.js";
 import { text } from "./text.js";
 import { shownCode } from "./waiting.js";
+import { seeded } from "./verify.js";
 
 const FRIEND_EVENTS = ["friend_request", "friend_accepted", "friend_online", "friend_offline",
   "friend_in_game"];
@@ -144,7 +145,7 @@ function friendsList(friends, render, go) {
       h("span", { class: `badge presence ${presence.status}` }, text.presence[presence.status]),
       h("div", { class: "row" },
         game ? act(text.joinFriend, async () => {
-          const joined = await post(`/games/${encodeURIComponent(game)}/join`);
+          const joined = await post(`/games/${encodeURIComponent(game)}/join`, seeded());
           go(`/play/games/${joined.id}`);
         }, error, { "data-key": `join-${p.id}`, "aria-label": text.joinFriendOf(p.name) }) : null,
         game ? h("a", { href: `/play/games/${game}`, "data-link": true, class: "button secondary",

@@ -5,6 +5,7 @@ import { choose, field, flash, h, takeFlash } from "./dom.js";
 import { keepNudge } from "./keep.js";
 import { disablePush, enablePush, pushState } from "./push.js";
 import { text } from "./text.js";
+import { seeded } from "./verify.js";
 
 // A <select> of `choices` ([value, label] pairs), `chosen` selected.
 function select(id, choices, chosen, props = {}) {
@@ -54,7 +55,7 @@ async function botGame({ bots, strategy, target, rules = {}, timeout = null, fri
   });
   for (let i = 0; i < bots; i += 1) await post(`/games/${game.id}/bots`, { strategy });
   // With friends the game is private: they join by its link, and its host starts it.
-  if (!friends) await post(`/games/${game.id}/start`);
+  if (!friends) await post(`/games/${game.id}/start`, seeded());
   return game;
 }
 
@@ -76,7 +77,7 @@ function playNow(go) {
                   onclick: tap(() => botGame({ bots: ONE_TAP_BOTS, strategy: "greedy", target: SHORT_GAME })) },
       text.playBots),
     h("button", { type: "button", class: "big", "data-key": "quick-match", "aria-describedby": "quick-help",
-                  onclick: tap(() => post("/matchmaking", { max_players: ONE_TAP_PLAYERS, target_score: SHORT_GAME })) },
+                  onclick: tap(() => post("/matchmaking", seeded({ max_players: ONE_TAP_PLAYERS, target_score: SHORT_GAME }))) },
       text.quickMatchTitle));
   return h("section", { class: "panel play-now", "aria-labelledby": "play-now-title" },
     h("h1", { id: "play-now-title" }, text.playNow),
@@ -168,7 +169,7 @@ export async function joinByLink(main, who, code, go) {
   signedIn(who, player(), go);
   main.replaceChildren(h("p", { role: "status" }, text.joining(code)));
   try {
-    const game = await post("/games/join", { code });
+    const game = await post("/games/join", seeded({ code }));
     go(`/play/games/${game.id}`, { replace: true });
   } catch (err) {
     main.replaceChildren(h("div", { class: "panel" },
@@ -221,9 +222,9 @@ function quickMatchForm(go) {
     e.preventDefault();
     submit.disabled = true;
     try {
-      const game = await post("/matchmaking", {
+      const game = await post("/matchmaking", seeded({
         max_players: Number(seats.value), target_score: Number(target.value),
-      });
+      }));
       go(`/play/games/${game.id}`);
     } catch (err) {
       error.textContent = text.error(err.message);

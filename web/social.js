@@ -5,6 +5,7 @@
 import { API, ApiError, player, post } from "./api.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
+import { seeded } from "./verify.js";
 
 export const LOBBY_TYPES = [
   "friend_request", "friend_accepted", "friend_online", "friend_offline", "friend_in_game",
@@ -125,10 +126,10 @@ function showInvite(invite) {
 
 async function joinInvited(invite) {
   try {
-    return (await post(`/games/${invite.game}/join`)).id;
+    return (await post(`/games/${invite.game}/join`, seeded())).id;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404 && invite.code) {
-      return (await post("/games/join", { code: invite.code })).id;
+      return (await post("/games/join", seeded({ code: invite.code }))).id;
     }
     throw err;
   }

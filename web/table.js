@@ -14,6 +14,7 @@ import { follow } from "./stream.js";
 import { tableTalk } from "./talk.js";
 import { text } from "./text.js";
 import { waitingRoom } from "./waiting.js";
+import { seeded } from "./verify.js";
 
 const KEPT_EVENTS = 1000;
 const COLORS = ["red", "yellow", "green", "blue"];
@@ -294,7 +295,7 @@ export function showTable(main, gameId, go) {
     render();
     try {
       const next = await post(`/games/${gameId}/rematch`);
-      if (alone && next.status === "waiting" && isMe(next.host)) await post(`/games/${next.id}/start`);
+      if (alone && next.status === "waiting" && isMe(next.host)) await post(`/games/${next.id}/start`, seeded());
       go(`/play/games/${next.id}`);
       return;
     } catch (err) {
@@ -342,7 +343,7 @@ export function showTable(main, gameId, go) {
       for (let seats = state.view.seats.length; seats < state.view.max_players; seats += 1) {
         applyView(await post(`/games/${gameId}/bots`, { strategy: "greedy" }));
       }
-      applyView(await post(`/games/${gameId}/start`));
+      applyView(await post(`/games/${gameId}/start`, seeded()));
       state.note = "";
     } catch (err) {
       state.note = text.error(err.message);

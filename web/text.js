@@ -491,4 +491,15 @@ export const text = {
   talkMuted: (until, reason) => `The staff muted your table talk${until ? ` until ${until}` : ""}` +
     `${reason ? `: ${reason}` : "."}`,
   freeTextOff: "Typed messages are off at this table: use a phrase or an emote.",
+  checkThisDeal: "Check this deal",
+  dealCheckExplained: "Redoes every shuffle of this game in your browser from the seeds it " +
+    "reveals now that it is over: the service's, which it committed to before anyone sent theirs, " +
+    "and every player's own.",
+  checkingDeal: "Checking…",
+  dealChecksOut: "Every card was dealt and drawn as the committed seeds say.",
+  dealCheckFailed: (step, why) => `This deal does not check out, at ${step}: ${why}`,
+  dealCheckNeedsHttps: "checking needs the page over https (or on this computer)",
+  dealCommitmentHolds: (hash) => `The commitment ${hash.slice(0, 16)}… published at the start is the hash of the revealed seed.`,
+  dealRoundSeedsHold: (rounds) => `${rounds === 1 ? "The round's seed comes" : `All ${rounds} rounds' seeds come`} from the service's seed and every player's.`,
+  dealShufflesHold: (shuffles) => `${shuffles} ${shuffles === 1 ? "shuffle" : "shuffles"}: every card dealt, turned over and drawn is where the shuffle put it.`,
 };

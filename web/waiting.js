@@ -4,6 +4,7 @@
 import { player } from "./api.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
+import { seeded } from "./verify.js";
 
 export function shownCode(code) {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
@@ -52,7 +53,7 @@ export function waitingRoom(view, { busy, post, cancel, invite, startWithBots })
       h("button", { type: "button", "data-key": "add-bot", class: "secondary", disabled: busy || !free,
                     onclick: () => post(`/bots`, { strategy: "greedy" }) }, text.addBot),
       h("button", { type: "button", "data-key": "start", class: free > 0 ? "secondary" : null,
-                    disabled: busy || view.seats.length < 2, onclick: () => post(`/start`) }, text.start)));
+                    disabled: busy || view.seats.length < 2, onclick: () => post(`/start`, seeded()) }, text.start)));
   } else {
     parts.push(h("p", {}, text.waitingForHost(view.host.name)));
   }

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 import games.ratings.admin  # also registers the leaderboard and the players' ratings
-from games import replay, seat_history, selectors, services
+from games import deals, replay, seat_history, selectors, services
 from games.admin import pages
 from games.admin.words import (
     abandoned_in_words,
@@ -125,7 +125,7 @@ class GameAdmin(ReadOnlyAdmin, admin.ModelAdmin[Game]):
         "invite_code",
         "rated_shown",
         "rating_outcome",
-        "seed",
+        "deal",
         "version",
         "moves",
         "last_seq",
@@ -160,6 +160,15 @@ class GameAdmin(ReadOnlyAdmin, admin.ModelAdmin[Game]):
     @admin.display(description="rated")
     def rated_shown(self, game: Game) -> str:
         return rated_in_words(game)
+
+    @admin.display(description="deal")
+    def deal(self, game: Game) -> str:
+        """The algorithm and the commitment; the seed once the game is over. Staff read
+        no running game's seed: nobody does (docs/fairness.md)."""
+        shown = f"{deals.algorithm(game)}, commitment {deals.commitment(game)}"
+        if game.is_over:
+            shown += f"; seed {deals.deal_seed(game)}"
+        return shown
 
     @admin.display(description="players and bots")
     def players_and_bots(self, game: Game) -> str:

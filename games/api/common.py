@@ -61,28 +61,30 @@ def seat_action_view(
     *,
     code: int = status.HTTP_200_OK,
     seats_caller: bool = False,
+    body: type | None = None,
 ) -> type[APIView]:
-    """A POST without a body that changes who sits at a table and answers, with
-    `code`, with the caller's view of the game the service returns. A service that
-    `seats_caller` is told the client address too (ratings: `same_network`)."""
+    """A POST that changes who sits at a table and answers, with `code`, with the
+    caller's view of the game the service returns: without a body, or with an
+    optional one of the serializer `body`, whose fields the service takes. A service
+    that `seats_caller` is told the client address too (ratings: `same_network`)."""
 
     class SeatActionView(APIView):
         @extend_schema(
             **text,
-            request=None,
+            request=body,
             parameters=[GAME_ID, *IDEMPOTENT_HEADERS],
             responses={code: GameViewOut, **error_responses(*statuses, descriptions=errors)},
         )
         def post(self, request: Request, game_id: str) -> Response:
             game_uuid = selectors.parse_game_id(game_id)
-            where = {"address": client_address(request)} if seats_caller else {}
-            return idempotent(
-                request,
-                lambda: view_response(
-                    service(game_id=game_uuid, player=current_player(request), **where),
-                    request,
-                    code,
-                ),
-            )
+
+            def act() -> Response:
+                given = {} if body is None else validated(body, request.data)
+                where = {"address": client_address(request)} if seats_caller else {}
+                player = current_player(request)
+                outcome = service(game_id=game_uuid, player=player, **where, **given)
+                return view_response(outcome, request, code)
+
+            return idempotent(request, act)
 
     return SeatActionView

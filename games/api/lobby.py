@@ -27,9 +27,11 @@ from games.serializers import (
     GameSummaryOut,
     GameViewOut,
     InvitationOut,
+    InviteCodeIn,
     JoinByCodeIn,
     MatchCancelOut,
     MatchmakingIn,
+    SeatIn,
 )
 from games.serializers.lobby import REMATCH_EXAMPLES, RematchIn
 from players.auth import current_player
@@ -119,16 +121,18 @@ class GamesView(generics.ListAPIView):  # type: ignore[type-arg]
 
 GameJoinView = seat_action_view(
     services.game_join,
-    (400, 401, 404, 409, 422, 429),
+    (400, 401, 404, 409, 415, 422, 429),
     text.JOIN_GAME,
     text.JOIN_GAME_ERRORS,
     seats_caller=True,
+    body=SeatIn,
 )
 GameStartView = seat_action_view(
     services.game_start,
-    (400, 401, 403, 404, 409, 422, 429),
+    (400, 401, 403, 404, 409, 415, 422, 429),
     text.START_GAME,
     text.START_GAME_ERRORS,
+    body=SeatIn,
 )
 GameLeaveView = seat_action_view(
     services.game_leave,
@@ -183,14 +187,14 @@ class GameJoinByCodeView(APIView):
     @extend_schema(
         **text.INVITATION,
         operation_id="games_invitation_by_code",
-        parameters=[JoinByCodeIn, *COMMON_HEADERS],
+        parameters=[InviteCodeIn, *COMMON_HEADERS],
         responses={
             200: InvitationOut,
             **error_responses(400, 401, 404, 429, descriptions=text.INVITATION_ERRORS),
         },
     )
     def get(self, request: Request) -> Response:
-        typed = validated(JoinByCodeIn, request.query_params.dict())["code"]
+        typed = validated(InviteCodeIn, request.query_params.dict())["code"]
         # A token is optional here: with one, blocks hide games as a join would.
         user: object = request.user
         viewer = user if isinstance(user, Player) else None
@@ -214,7 +218,8 @@ class GameJoinByCodeView(APIView):
     )
     def post(self, request: Request) -> Response:
         def join() -> Response:
-            typed = validated(JoinByCodeIn, request.data)["code"]
+            body = validated(JoinByCodeIn, request.data)
+            typed = body["code"]
             attempt = count_invite_code_attempt(player=current_player(request), meta=request.META)
             game_id = selectors.open_game_id_by_code(typed)  # NotFound: a wrong code
             attempt.release()
@@ -224,6 +229,7 @@ class GameJoinByCodeView(APIView):
                     player=current_player(request),
                     invited=True,
                     address=client_address(request),
+                    client_seed=body.get("client_seed"),
                 )
             except NotFound:
                 # A game where someone seated blocks the caller, or is blocked by them:

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters, replay, selectors
+from games import deals, presenters, replay, selectors
 from games.api import openapi_text as text
 from games.api.common import readable, validated
 from games.models import Game
@@ -95,7 +95,8 @@ class GameLogView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         """The whole log: redacted for the caller while the game runs; complete, with
-        every card and seed, once it is over, and always for staff."""
+        every card and seed, once it is over; every card always for staff, who see
+        the seeds only once it is over, as everyone does."""
         game = readable(request, game_id)
         player = current_player(request)
         complete = presenters.log_is_complete(game) or player.is_staff
@@ -106,7 +107,9 @@ class GameLogView(APIView):
             return {
                 "game": presenters.game_summary(game, player),
                 "complete": complete,
-                **replay.seeds_json(game, complete=complete),
+                **replay.seeds_json(game, revealed=presenters.log_is_complete(game)),
+                "deal_commitment": deals.commitment(game),
+                "deal": deals.deal_json(game),
                 "events": [
                     presenters.event_json(e, viewer, complete=complete, staff=player.is_staff)
                     for e in events

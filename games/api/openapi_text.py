@@ -73,7 +73,9 @@ JOIN_GAME = Described(
     "with its invite code (`POST /games/join`), or by id by a friend one of its players "
     "invited (`POST /games/{id}/invites`): by id it is 404 to anyone else not among its "
     "players. A game where a human seated blocks you, or is blocked by you, is 404 "
-    "too, word for word as an unknown id. No body.",
+    "too, word for word as an unknown id. The body is optional: your `client_seed` for "
+    "the deal, sent after reading the game's `deal_commitment` (see Fair deals); "
+    "without one the service makes one for you.",
 )
 JOIN_GAME_ERRORS = {
     404: f"{HIDDEN}; or a game where a human seated blocks you or is blocked by you",
@@ -123,7 +125,9 @@ INVITATION_ERRORS = {
 START_GAME = Described(
     summary="Deal round 1 (host only)",
     description="The host starts the game with the seats taken, humans or bots (at least "
-    "2): round 1 is dealt and the game is playing. Answers with your view. No body.",
+    "2): round 1 is dealt and the game is playing. Answers with your view. The body is "
+    "optional: the host's `client_seed` for the deal, sent here, after the game's "
+    "`deal_commitment` was published (see Fair deals).",
 )
 START_GAME_ERRORS = {
     403: "forbidden: only the host may start the game",
@@ -329,12 +333,14 @@ READ_EVENTS_ERRORS = {404: HIDDEN, 429: TOO_MANY_STREAMS}
 READ_LOG = Described(
     summary="Read a game's whole log",
     description="Every event from seq 1 with the game's summary. While the game runs "
-    "the log is redacted for you as the events are, and the seeds are null. Once it "
-    "is finished or abandoned, and always for staff, it is complete: every card, the "
-    "game's seed and each round's, from which the rules replay the game exactly. The "
-    "seeds come as numbers and as decimal text (`seed_text`, `seeds_text`); a game "
-    "dealt with 63-bit seeds before seeds were drawn below 2^53 has the numbers null "
-    "where they exceed 2^53 - 1. A private game's spectator sends its `code`.",
+    "the log is redacted for you as the events are (staff read it complete), and every "
+    "seed is null, for every reader. Once it is finished or abandoned it is complete: "
+    "every card and, in `deal`, the server seed the `deal_commitment` hashes, every "
+    "seat's client seed and each round's seed, from which anyone can redo every shuffle "
+    "and the rules replay the game exactly (see Fair deals). A game dealt by "
+    "`mt19937` gives its integer seeds as numbers and as decimal text (`seed_text`, "
+    "`seeds_text`), the numbers null where they exceed 2^53 - 1. A private game's "
+    "spectator sends its `code`.",
 )
 READ_LOG_ERRORS = {404: HIDDEN, 429: WRONG_CODES}
 

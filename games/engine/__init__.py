@@ -5,6 +5,7 @@ Shaped like python-chess: small value types (`Card`, `Move`, `Event`), a mutable
 events it caused, with `MalformedMove` and `IllegalMove` kept distinct.
 """
 
+from . import fair
 from .cards import CARDS, DECK_SIZE, Card, card_json
 from .errors import (
     EngineError,
@@ -61,6 +62,7 @@ __all__ = [
     "can_draw",
     "card_json",
     "clear_timeouts",
+    "fair",
     "hand_points",
     "is_legal",
     "is_playable",

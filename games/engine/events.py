@@ -96,6 +96,23 @@ def render_data(data: EventData) -> dict[str, Any]:
     return out
 
 
+def stored_data(data: dict[str, Any]) -> dict[str, Any]:
+    """`render_data` undone: card objects back to ids, a seat-keyed map of hands back
+    to a list by seat (what a log read from the API is replayed from)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _CARD_KEYS and isinstance(value, dict):
+            out[key] = value.get("id")
+        elif key in _CARD_LIST_KEYS and isinstance(value, list):
+            out[key] = [c.get("id") if isinstance(c, dict) else c for c in value]
+        elif key in _HANDS_KEYS and isinstance(value, dict):
+            hands = [value[seat] for seat in sorted(value, key=int)]
+            out[key] = [[c.get("id") if isinstance(c, dict) else c for c in h] for h in hands]
+        else:
+            out[key] = value
+    return out
+
+
 def render(event: Event, viewer: int | None = None, *, complete: bool = False) -> dict[str, Any]:
     """The API shape of an event (without `seq` and `at`, which storage adds), as a
     player reads it: never with its keys for staff alone."""

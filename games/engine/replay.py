@@ -174,15 +174,17 @@ def move_of(event: LoggedEvent, state: GameState) -> tuple[int, Move] | None:
 
 def replay(
     config: GameConfig,
-    seed: int,
+    seed: int | str,
     log: Iterable[LoggedEvent],
     *,
     seed_bits: int = SEED_BITS,
+    client_seeds: Sequence[str] = (),
     until: int | None = None,
     observe: Observer | None = None,
 ) -> GameState | None:
-    """The table the log leads to, re-made by the engine from `seed`, its round seeds
-    `seed_bits` wide (None when the log ends before the game started).
+    """The table the log leads to, re-made by the engine from `seed` (with its round
+    seeds `seed_bits` wide, or with `client_seeds` for a hex server seed); None when the
+    log ends before the game started.
 
     Stops before the first move that starts after event `until`. Raises
     `ReplayMismatch` at the first event the engine does not make exactly so, or
@@ -205,7 +207,9 @@ def replay(
         if state is None:
             if first.type != "game_started":
                 raise ReplayMismatch(first.seq, f"the log starts with {first.type!r}")
-            state = made.state = GameState(config, seed, seed_bits=seed_bits)
+            state = made.state = GameState(
+                config, seed, seed_bits=seed_bits, client_seeds=client_seeds
+            )
             start_game(state, made)
         else:
             made.state = state

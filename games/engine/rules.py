@@ -7,6 +7,7 @@ explains a rejection by looking closer. A rejected move leaves the state untouch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from .cards import (
@@ -38,7 +39,7 @@ from .moves import (
     malformed_reason,
     play_targeted,
 )
-from .rng import SEED_BITS, derive, round_seed, shuffled
+from .rng import SEED_BITS, first_dealer, round_key, shuffle_round
 from .scoring import round_points
 from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
 from .vocabulary import (
@@ -87,10 +88,16 @@ _PHASE_HINTS: Final[dict[str | None, str]] = {
 
 
 def new_game(
-    config: GameConfig, seed: int, *, seed_bits: int = SEED_BITS
+    config: GameConfig,
+    seed: int | str,
+    *,
+    seed_bits: int = SEED_BITS,
+    client_seeds: Sequence[str] = (),
 ) -> tuple[GameState, list[Event]]:
-    """Deal round 1 of a new game. Same config, seed and `seed_bits`, same game."""
-    state = GameState(config, seed, seed_bits=seed_bits)
+    """Deal round 1 of a new game. Same config, seed, `seed_bits` and client seeds,
+    same game. A hex `seed` is a `uno-deal/1` server seed, dealt with `client_seeds`
+    (one per seat, "" for a bot); an integer deals by the Mersenne Twister, as before."""
+    state = GameState(config, seed, seed_bits=seed_bits, client_seeds=client_seeds)
     events: list[Event] = []
     start_game(state, events)
     return state, events
@@ -98,15 +105,19 @@ def new_game(
 
 def start_game(state: GameState, events: list[Event]) -> None:
     """Deal round 1 on a fresh `state`, appending what happens to `events`."""
-    first_dealer = derive(round_seed(state.seed, 1, state.seed_bits), "dealer") % state.players
-    events.append(Event("game_started", None, GameStartedData(dealer=first_dealer), 1))
-    _start_round(state, first_dealer, events)
+    dealer = first_dealer(_round_key(state, 1), state.players)
+    events.append(Event("game_started", None, GameStartedData(dealer=dealer), 1))
+    _start_round(state, dealer, events)
 
 
-def _shuffle_seed(state: GameState) -> int:
-    seed = derive(round_seed(state.seed, state.round, state.seed_bits), "shuffle", state.shuffles)
+def _round_key(state: GameState, round_no: int) -> int | str:
+    return round_key(state.seed, state.seed_bits, state.client_seeds, round_no)
+
+
+def _shuffle(state: GameState, cards: list[int]) -> None:
+    """The round's next shuffle of `cards`, in place."""
+    shuffle_round(cards, _round_key(state, state.round), state.shuffles)
     state.shuffles += 1
-    return seed
 
 
 def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
@@ -115,7 +126,7 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
     state.shuffles = 0
     state.dealer = dealer
     deck = list(range(108))
-    shuffled(deck, _shuffle_seed(state))
+    _shuffle(state, deck)
     state.hands = [[] for _ in range(n)]
     for _ in range(HAND_SIZE):
         for offset in range(1, n + 1):
@@ -123,7 +134,7 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
     top = deck.pop()
     while KIND_OF[top] == WILD_DRAW_FOUR:
         deck.append(top)
-        shuffled(deck, _shuffle_seed(state))
+        _shuffle(state, deck)
         top = deck.pop()
     state.draw_pile = deck
     state.discard = [top]
@@ -497,7 +508,7 @@ def _take(state: GameState) -> int:
             return -1
         pile.extend(discard[:-1])
         del discard[:-1]
-        shuffled(pile, _shuffle_seed(state))
+        _shuffle(state, pile)
     return pile.pop()
 
 

@@ -7,9 +7,11 @@ so drawing and discarding are O(1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, cast
 
+from . import fair
 from .cards import DECK_SIZE, NO_COLOR
 from .errors import InvalidConfig
 from .rng import LEGACY_SEED_BITS, SEED_BITS
@@ -132,6 +134,7 @@ class GameState:
     """Everything the rules need, and nothing else (seats' owners live elsewhere)."""
 
     __slots__ = (
+        "client_seeds",
         "color",
         "config",
         "current",
@@ -152,11 +155,32 @@ class GameState:
         "winner",
     )
 
-    def __init__(self, config: GameConfig, seed: int, *, seed_bits: int = SEED_BITS) -> None:
+    def __init__(
+        self,
+        config: GameConfig,
+        seed: int | str,
+        *,
+        seed_bits: int = SEED_BITS,
+        client_seeds: Sequence[str] = (),
+    ) -> None:
         n = config.players
+        if isinstance(seed, str):
+            try:
+                fair.server_seed_bytes(seed)
+            except fair.DealError as error:
+                raise InvalidConfig(str(error)) from None
+            if len(client_seeds) != n or not all(isinstance(c, str) for c in client_seeds):
+                raise InvalidConfig(f"a {fair.ALGORITHM} deal needs one client seed per seat")
+            if any(c and fair.client_seed_problem(c) for c in client_seeds):
+                raise InvalidConfig("a client seed is 1 to 64 lowercase hex digits")
+        elif client_seeds:
+            raise InvalidConfig("client seeds take part only in a deal from a server seed")
         self.config = config
+        # A hex server seed (`uno-deal/1`, with `client_seeds`), or the integer seed of
+        # a Mersenne Twister deal with round seeds `seed_bits` wide.
         self.seed = seed
-        self.seed_bits = seed_bits  # how wide the round seeds derived from `seed` are
+        self.seed_bits = seed_bits
+        self.client_seeds = tuple(client_seeds)
         self.round = 0
         self.shuffles = 0  # shuffles done this round: the next one's sub-seed index
         self.dealer = 0
@@ -234,8 +258,11 @@ class GameState:
             "timeouts": self.timeouts,
             "winner": self.winner,
         }
+        if isinstance(self.seed, str):
+            snapshot["deal"] = fair.ALGORITHM
+            snapshot["client_seeds"] = list(self.client_seeds)
         # Absent, 63: the snapshots of games dealt before stay exactly as they were.
-        if self.seed_bits != LEGACY_SEED_BITS:
+        elif self.seed_bits != LEGACY_SEED_BITS:
             snapshot["seed_bits"] = self.seed_bits
         return snapshot
 
@@ -248,7 +275,14 @@ class GameState:
             target_score=snap["target"],
             rules=Rules(**dict.fromkeys(snap["rules"], True)),
         )
-        state = GameState(config, snap["seed"], seed_bits=snap.get("seed_bits", LEGACY_SEED_BITS))
+        deal = snap.get("deal")
+        if deal is None:
+            bits = snap.get("seed_bits", LEGACY_SEED_BITS)
+            state = GameState(config, snap["seed"], seed_bits=bits)
+        elif deal == fair.ALGORITHM:
+            state = GameState(config, snap["seed"], client_seeds=snap["client_seeds"])
+        else:
+            raise ValueError(f"unknown deal algorithm {deal!r}")
         state.round = snap["round"]
         state.shuffles = snap["shuffles"]
         state.dealer = snap["dealer"]

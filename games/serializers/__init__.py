@@ -38,10 +38,12 @@ from games.serializers.lobby import (
     GameCreateIn,
     GameSummaryOut,
     InvitationOut,
+    InviteCodeIn,
     JoinByCodeIn,
     MatchCancelOut,
     MatchmakingIn,
     RulesIn,
+    SeatIn,
     SummaryPlayerOut,
 )
 from games.serializers.log import (
@@ -99,6 +101,7 @@ __all__ = [
     "GameSummaryOut",
     "GameViewOut",
     "InvitationOut",
+    "InviteCodeIn",
     "JoinByCodeIn",
     "LogOut",
     "MatchCancelOut",
@@ -112,6 +115,7 @@ __all__ = [
     "ReplayQuery",
     "RulesIn",
     "RulesOut",
+    "SeatIn",
     "SeatOut",
     "StreamTicketOut",
     "SummaryPlayerOut",

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from django.core.validators import RegexValidator
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from games.engine import moves
+from games.engine import LEGACY_SEED_BITS, SEED_BITS, fair, moves
 from games.engine.cards import DECK_SIZE
 from games.engine.state import MAX_PLAYERS, PendingType
 from games.engine.vocabulary import Direction
@@ -19,6 +20,7 @@ from games.models import BotStrategy, GameStatus, Visibility
 from games.ratings.rules import VIEW_UNRATED_REASONS
 from players.serializers import tag_field
 from unoservice.codes import ALPHABET, CODE_LENGTH
+from unoservice.fields import StrictCharField
 
 COLORS = ["red", "yellow", "green", "blue"]
 DIRECTIONS = list(get_args(Direction))
@@ -33,6 +35,23 @@ CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
 # A turn may last up to a week: games among friends are played over days.
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 604_800
 MAX_WAIT_SECONDS = 30  # the longest a long poll waits
+HEX_256_PATTERN = r"^[0-9a-f]{64}$"
+# Hex (fairness.md): every language hashes the same bytes, and the log that shows
+# every seed to everyone once the game is over carries no words.
+CLIENT_SEED_PATTERN = r"^[0-9a-f]{1,64}$"
+
+
+def client_seed_field() -> serializers.CharField:
+    """A player's own seed for the deal (docs/fairness.md), on requests that seat them."""
+    return StrictCharField(
+        required=False,
+        max_length=64,
+        trim_whitespace=False,
+        validators=[RegexValidator(CLIENT_SEED_PATTERN, "1 to 64 lowercase hex digits (0-9, a-f)")],
+        help_text="your own randomness for the deal: 1 to 64 lowercase hex digits, "
+        "best drawn by the client (left out: the service makes one and shows it back as "
+        "`you.client_seed`); see Fair deals",
+    )
 
 
 GAME_ID = OpenApiParameter(
@@ -102,3 +121,15 @@ def unrated_reason_field() -> serializers.ChoiceField:
 
 def count_field(**kwargs: Any) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=0, **kwargs)
+
+
+DEAL_ALGORITHMS = [fair.ALGORITHM, f"mt19937/{SEED_BITS}", f"mt19937/{LEGACY_SEED_BITS}"]
+
+
+def deal_algorithm_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=DEAL_ALGORITHMS,
+        help_text="how the game is dealt (see Fair deals): `uno-deal/1` from a server "
+        "seed and the players' seeds; `mt19937/53` from an integer seed (chosen by staff, "
+        "or a game dealt before); `mt19937/63`, games dealt before seeds were below 2^53",
+    )

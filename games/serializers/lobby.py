@@ -18,6 +18,7 @@ from games.serializers.common import (
     VISIBILITIES,
     PlayerRefOut,
     RulesOut,
+    client_seed_field,
     seat_field,
     unrated_reason_field,
 )
@@ -88,6 +89,7 @@ class MatchmakingIn(StrictSerializer):
         help_text="seconds after the game's first seat was taken before its empty seats "
         "go to greedy bots and it starts, when this request creates the game; null: never",
     )
+    client_seed = client_seed_field()
 
 
 MATCHMAKING_EXAMPLES = [
@@ -118,7 +120,7 @@ class MatchCancelOut(serializers.Serializer[Any]):
     )
 
 
-class JoinByCodeIn(StrictSerializer):
+class InviteCodeIn(StrictSerializer):
     code = StrictCharField(
         max_length=MAX_TYPED_LENGTH,
         trim_whitespace=False,
@@ -132,6 +134,16 @@ class JoinByCodeIn(StrictSerializer):
         help_text=f"the invite code: {CODE_LENGTH} characters of {ALPHABET}, in any case; "
         "spaces and hyphens are ignored",
     )
+
+
+class JoinByCodeIn(InviteCodeIn):
+    client_seed = client_seed_field()
+
+
+class SeatIn(StrictSerializer):
+    """The optional body of a join or a start: the caller's seed for the deal."""
+
+    client_seed = client_seed_field()
 
 
 JOIN_BY_CODE_EXAMPLES = [
@@ -216,6 +228,7 @@ class GameSummaryOut(serializers.Serializer[Any]):
     host = PlayerRefOut()
     players = SummaryPlayerOut(many=True)
     max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
+    target_score = serializers.IntegerField(min_value=0, max_value=MAX_TARGET_SCORE)
     rules = RulesOut()
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
@@ -257,6 +270,7 @@ GAME_LIST_EXAMPLES = [
                 {"seat": 1, "player": _BOB, "bot": None},
             ],
             "max_players": 2,
+            "target_score": 500,
             "rules": {
                 "stacking": False,
                 "seven_o": False,

@@ -13,6 +13,7 @@ from games.serializers.common import (
     BOT_STRATEGIES,
     COLORS,
     DIRECTIONS,
+    HEX_256_PATTERN,
     INVITE_CODE_PATTERN,
     MAX_TURN_TIMEOUT,
     MIN_TURN_TIMEOUT,
@@ -22,6 +23,7 @@ from games.serializers.common import (
     PlayerRefOut,
     RulesOut,
     count_field,
+    deal_algorithm_field,
     seat_field,
     unrated_reason_field,
 )
@@ -60,6 +62,12 @@ class YouOut(serializers.Serializer[Any]):
         many=True,
         help_text="every move you may send now, each a whole `/moves` body with the "
         "game's current `version` (add `uno: true` to a play with your second-to-last card)",
+    )
+    client_seed = serializers.CharField(
+        allow_null=True,
+        help_text="your seed for the deal, as sent or as made for you (see Fair deals); "
+        "nobody else sees it before the game is over; null for a game dealt from a seed "
+        "chosen by staff, or before deals took players' seeds",
     )
 
 
@@ -123,6 +131,13 @@ class GameViewOut(serializers.Serializer[Any]):
         allow_null=True,
         help_text="while a quick-match game waits: when its empty seats go to greedy bots "
         "and it starts; null otherwise, or when it waits for humans only",
+    )
+    deal_algorithm = deal_algorithm_field()
+    deal_commitment = serializers.RegexField(
+        HEX_256_PATTERN,
+        help_text="SHA-256 of the seed every round is dealt from, published from the "
+        "game's creation and never changed: once the game is over its log reveals the "
+        "seed (see Fair deals)",
     )
     last_seq = count_field()
     you = YouOut(allow_null=True)

@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import bot_costs, engine, privacy, selectors
-from games.engine import EngineError, GameConfig, GameState, Rules
+from games.engine import EngineError, GameConfig, GameState, Rules, fair
 from games.engine.rng import SEED_BITS, new_seed
 from games.engine.vocabulary import (
     BotAddedData,
@@ -43,6 +43,7 @@ from games.services.seating import (
     _hand_to_bot,
     _lock_for_seat_holder,
     _networks,
+    _note_client_seeds,
     _seat_next,
     _without_humans,
     save_seat,
@@ -137,7 +138,11 @@ def _game_insert(
         target_score=target_score,
         turn_timeout=turn_timeout,
         rules=parsed_rules.to_json(),
+        # A chosen seed deals by the Mersenne Twister, as before (`mt19937/53`); every
+        # other game commits now to a server seed it deals from with the players' own.
         seed=new_seed() if seed is None else seed,
+        server_seed=fair.new_server_seed() if seed is None else "",
+        client_seeds={str(host.pk): fair.new_client_seed()} if host_plays else {},
         seating=[seating_entry(host, None)] if host_plays else [],
         networks=_networks({}, [(host, address)] if host_plays else []),
         visibility=visibility,
@@ -205,9 +210,15 @@ def bot_match_start(
 
 
 def game_join(
-    *, game_id: uuid.UUID, player: Player, invited: bool = False, address: str | None = None
+    *,
+    game_id: uuid.UUID,
+    player: Player,
+    invited: bool = False,
+    address: str | None = None,
+    client_seed: str | None = None,
 ) -> Outcome:
-    """Seat `player` at the next free seat. Locks the game row.
+    """Seat `player` at the next free seat, with `client_seed` for the deal (one made
+    for them when None). Locks the game row.
 
     Joining a game one already sits in changes nothing. A private game is joined
     with its code (`invited`: the caller found the game by it) or by a friend's
@@ -231,6 +242,7 @@ def game_join(
             raise GameFull(f"all {game.max_players} seats are taken")
         _check_open_games(player)
         game.networks = _networks(game.networks, [(player, address)])
+        _note_client_seeds(game, {player.pk: client_seed})
         joined = PlayerJoinedData(player=_player(player))
         events = _seat_next(game, player, None, "player_joined", joined)
     return Outcome(game, events)
@@ -263,8 +275,10 @@ def game_add_bot(*, game_id: uuid.UUID, player: Player, strategy: str) -> Outcom
     return Outcome(game, events)
 
 
-def game_start(*, game_id: uuid.UUID, player: Player) -> Outcome:
-    """Deal round 1 (host only, at least 2 seats). Locks the game row."""
+def game_start(*, game_id: uuid.UUID, player: Player, client_seed: str | None = None) -> Outcome:
+    """Deal round 1 (host only, at least 2 seats), with the host's `client_seed` when
+    they send one: the host sends theirs here, after the game's commitment was
+    published (docs/fairness.md). Locks the game row."""
     with transaction.atomic():
         game = _lock_game_for(game_id, player)
         if game.host_id != player.pk:
@@ -273,6 +287,8 @@ def game_start(*, game_id: uuid.UUID, player: Player) -> Outcome:
             raise WrongPhaseError("the game has already started")
         if len(game.seating) < 2:
             raise WrongPhaseError("a game needs at least 2 seats to start")
+        if client_seed is not None and game.seat_of(player) is not None:
+            _note_client_seeds(game, {player.pk: client_seed})
         return _deal(game, [], timezone.now())
 
 
@@ -308,6 +324,8 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
             if humans:
                 game.host_id = humans[0]
         game.seating = [s.seating_entry() for s in seats]
+        # Only the seats of the start take part in the deal: a leaver's seed goes.
+        game.client_seeds = {k: v for k, v in game.client_seeds.items() if k != str(player.pk)}
     elif seat.bot is None:
         items.append(_hand_to_bot(game, seat, round_no, timed_out=False))
     else:
@@ -316,7 +334,7 @@ def _leave(game_id: uuid.UUID, player: Player, statuses: Sequence[str]) -> Outco
     items += _without_humans(game, seats, now)
     if game.state is None:
         game.turn_deadline = game.bot_due_at = None
-        fields = ["status", "host_id", "finished_at", "seating", "turn_deadline"]
+        fields = ["status", "host_id", "finished_at", "seating", "turn_deadline", "client_seeds"]
         events = commit_change(game, None, items, now, fields=fields)
     else:
         state = GameState.from_snapshot(game.state)

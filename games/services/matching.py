@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games import combining, selectors
-from games.engine import EngineError, GameConfig, Rules
+from games.engine import EngineError, GameConfig, Rules, fair
 from games.engine.rng import new_seed
 from games.engine.vocabulary import BotAddedData
 from games.errors import from_engine
@@ -27,6 +27,7 @@ from games.services.seating import (
     _deal,
     _lock_seat_holders,
     _networks,
+    _note_client_seeds,
     _seat_players,
     _seat_rows,
     _start,
@@ -80,6 +81,7 @@ class MatchRequest:
     rules: Rules
     bots_after: int | None
     address: str | None = None  # where the request came from (`Game.networks`)
+    client_seed: str | None = None  # for the deal; one is made when None
 
 
 def match_find(
@@ -90,6 +92,7 @@ def match_find(
     rules: dict[str, bool] | None = None,
     bots_after: int | None = DEFAULT_BOTS_AFTER,
     address: str | None = None,
+    client_seed: str | None = None,
 ) -> Outcome:
     """Quick match: seat `player` in the oldest public waiting quick-match game with
     exactly these settings that has room, or create one they host, whose empty seats
@@ -113,7 +116,14 @@ def match_find(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
-    request = MatchRequest(player, max_players, target_score, parsed_rules, bots_after, address)
+    problem = None if client_seed is None else fair.client_seed_problem(client_seed)
+    if problem is not None:
+        raise InvalidRequest(
+            f"client_seed: {problem}", details={"fields": {"client_seed": [problem]}}
+        )
+    request = MatchRequest(
+        player, max_players, target_score, parsed_rules, bots_after, address, client_seed
+    )
     key = match_key(max_players, target_score, parsed_rules)
     if connection.in_atomic_block:
         # The caller's transaction would keep a batch's seats uncommitted after its
@@ -166,6 +176,7 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
             for game, group in zip(games, placed, strict=True):
                 if group:
                     game.networks = _networks(game.networks, [(r.player, r.address) for r in group])
+                    _note_client_seeds(game, {r.player.pk: r.client_seed for r in group})
                     events = _seat_players(game, [r.player for r in group])
                     answers.update((r.player.pk, Outcome(game, events)) for r in group)
             built = []
@@ -260,11 +271,13 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
         target_score=host.target_score,
         rules=host.rules.to_json(),
         seed=new_seed(),
+        server_seed=fair.new_server_seed(),
         seating=[],
         networks=_networks({}, [(r.player, r.address) for r in group]),
         match_key=key,
         bots_at=None if host.bots_after is None else now + dt.timedelta(seconds=host.bots_after),
     )
+    _note_client_seeds(game, {r.player.pk: r.client_seed for r in group})
     seats, items = _seat_rows(game, players)
     state = None
     if len(players) == game.max_players:

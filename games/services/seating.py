@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from games import engine, selectors
-from games.engine import GameConfig, GameState, Rules
+from games.engine import GameConfig, GameState, Rules, fair
 from games.engine.vocabulary import (
     EventType,
     GameAbandonedData,
@@ -36,7 +36,7 @@ from games.services.common import (
 from games.services.saving import commit_change
 from players.models import Player
 from unoservice import fastsql
-from unoservice.errors import Forbidden, GameFull, TooManyGames, WrongPhaseError
+from unoservice.errors import Forbidden, GameFull, InvalidRequest, TooManyGames, WrongPhaseError
 
 # Waiting or running games a player may host or sit in at once (docs/api.md): a player
 # cannot leave a trail of tables that bots play on for nobody.
@@ -105,6 +105,37 @@ def _networks(
     return noted
 
 
+def _note_client_seeds(game: Game, seeds: Mapping[Any, str | None]) -> None:
+    """Keep each player's client seed for the deal (by player id: `seeds`), one made
+    for those who sent none; a seed that is not one is `InvalidRequest`, before
+    anything changes."""
+    noted = dict(game.client_seeds)
+    for player_id, client_seed in seeds.items():
+        if client_seed is None:
+            client_seed = fair.new_client_seed()
+        problem = fair.client_seed_problem(client_seed)
+        if problem is not None:
+            raise InvalidRequest(
+                f"client_seed: {problem}", details={"fields": {"client_seed": [problem]}}
+            )
+        noted[str(player_id)] = client_seed
+    game.client_seeds = noted
+
+
+def _client_seeds_at_start(game: Game) -> list[str]:
+    """Every seat's client seed in seat order, as the deal takes them: a human's as
+    noted (one made now for a seat noted without: a seat taken before seeds were),
+    a bot's empty."""
+    seeds = []
+    for entry in game.seating:
+        player = entry["player"]
+        if entry["bot"] is not None or not player:
+            seeds.append("")
+        else:
+            seeds.append(game.client_seeds.get(player["id"]) or fair.new_client_seed())
+    return seeds
+
+
 def _seat_next(
     game: Game,
     player: Player | None,
@@ -148,7 +179,8 @@ def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Ev
     now = timezone.now()
     if game.match_key is not None and len(game.seating) == game.max_players:
         return _deal(game, items, now, seated=seated).events
-    return commit_change(game, None, items, now, fields=["seating", "networks"], seated=seated)
+    fields = ["seating", "networks", "client_seeds"]
+    return commit_change(game, None, items, now, fields=fields, seated=seated)
 
 
 def _take_seat(
@@ -181,7 +213,7 @@ def _deal(
         [*items, *engine_events],
         now,
         turn_changed=True,
-        fields=["started_at", "bots_at", "seating", "networks"],
+        fields=["started_at", "bots_at", "seating", "networks", "client_seeds"],
         seated=seated,
     )
     return Outcome(game, events, state)
@@ -191,7 +223,11 @@ def _start(game: Game, now: dt.datetime) -> tuple[GameState, list[engine.Event]]
     """Deal round 1 of the waiting `game` with the seats it has, and mark it started
     (the caller stores it): the state and the engine's events."""
     config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
-    state, engine_events = engine.new_game(config, game.seed)
+    if game.server_seed:
+        seeds = _client_seeds_at_start(game)
+        state, engine_events = engine.new_game(config, game.server_seed, client_seeds=seeds)
+    else:
+        state, engine_events = engine.new_game(config, game.seed)
     game.status = GameStatus.PLAYING
     game.started_at = now
     game.bots_at = None

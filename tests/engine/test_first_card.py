@@ -215,14 +215,14 @@ def test_a_wild_draw_four_is_never_left_as_the_first_card() -> None:
 def shuffles(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[int], list[int]]]:
     """Every shuffle the engine makes, as (pile before, pile after). Only observes."""
     calls: list[tuple[list[int], list[int]]] = []
-    real = engine_rules.shuffled
+    real = engine_rules.shuffle_round
 
-    def recording(cards: list[int], seed: int) -> None:
+    def recording(cards: list[int], key: int | str, index: int) -> None:
         before = list(cards)
-        real(cards, seed)
+        real(cards, key, index)
         calls.append((before, list(cards)))
 
-    monkeypatch.setattr(engine_rules, "shuffled", recording)
+    monkeypatch.setattr(engine_rules, "shuffle_round", recording)
     return calls
 
 

@@ -51,6 +51,8 @@ VIEW_KEYS = {
     "winner",
     "rematch",
     "last_seq",
+    "deal_algorithm",
+    "deal_commitment",
     "you",
 }
 ROUND_LEVEL = (
@@ -76,6 +78,7 @@ SUMMARY_KEYS = {
     "host",
     "players",
     "max_players",
+    "target_score",
     "rules",
     "visibility",
     "rated",
@@ -149,7 +152,9 @@ def test_creating_a_game_with_an_empty_body_uses_the_defaults_and_seats_the_host
         "tag": host.player.tag,
     }
     assert view["seats"][0]["bot"] is None
-    assert view["you"] == {"seat": 0, "hand": [], "legal_moves": []}
+    made_seed = view["you"]["client_seed"]  # made for a player who sent none
+    assert view["you"] == {"seat": 0, "hand": [], "legal_moves": [], "client_seed": made_seed}
+    assert re.fullmatch("[0-9a-f]{32}", made_seed)
     assert Game.objects.get(pk=view["id"]).host_id == host.player.pk
 
 
@@ -168,7 +173,7 @@ def test_a_created_game_has_exactly_the_view_fields_of_api_md_with_round_fields_
     assert isinstance(view["last_seq"], int)
     assert isinstance(view["created_at"], str)
     assert set(view["seats"][0]) == SEAT_KEYS
-    assert set(view["you"]) == {"seat", "hand", "legal_moves"}
+    assert set(view["you"]) == {"seat", "hand", "legal_moves", "client_seed"}
 
 
 def test_creating_a_game_logs_the_host_joining(host):
@@ -440,7 +445,9 @@ def test_a_seated_player_sees_their_seat_in_you(host, guest):
     game = new_game(host)
     guest.post(f"/games/{game['id']}/join")
     view = guest.get(f"/games/{game['id']}").json()
-    assert view["you"] == {"seat": 1, "hand": [], "legal_moves": []}
+    made_seed = view["you"]["client_seed"]  # made for a player who sent none
+    assert view["you"] == {"seat": 1, "hand": [], "legal_moves": [], "client_seed": made_seed}
+    assert re.fullmatch("[0-9a-f]{32}", made_seed)
 
 
 def test_a_spectator_gets_the_view_with_you_null(host, outsider):
@@ -523,7 +530,9 @@ def test_an_unknown_or_malformed_game_id_is_a_404(host, game_id):
 @pytest.mark.parametrize("game_id", ["5f0c4b1e-3f4c-4d4b-9a8e-2b8f8f0a9f10", "nope"])
 def test_every_game_action_on_an_unknown_or_malformed_game_id_is_a_404(host, action, game_id):
     body = {"version": 1, "action": "draw", "strategy": "random", "challenge": True}
-    if action == "moves":
+    if action in ("join", "start"):
+        body = {"client_seed": "5eed"}
+    elif action == "moves":
         body = {"version": 1, "action": "draw"}
     elif action == "challenge":
         body = {"version": 1, "challenge": True}

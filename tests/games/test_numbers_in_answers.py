@@ -81,11 +81,11 @@ def test_no_answer_about_a_game_played_to_its_end_holds_an_integer_beyond_2_to_t
     answers = answers_about(game, host, outsider, staff)
     assert too_large(answers) == []
     log = answers[f"Host GET /games/{game.pk}/log"]
-    assert log["seed"] == game.seed
-    assert log["seed_text"] == str(game.seed)
-    assert log["seeds"] == replay.round_seeds(game)
-    assert log["seeds_text"] == [str(seed) for seed in log["seeds"]]
-    assert len(log["seeds"]) == game.state["round"]
+    # Dealt by uno-deal/1: its seeds are hex text, and the integer fields are null.
+    assert [log[key] for key in ("seed", "seed_text", "seeds", "seeds_text")] == [None] * 4
+    assert log["deal"]["server_seed"] == game.server_seed
+    assert log["deal"]["round_seeds"] == replay.round_seeds(game)
+    assert len(log["deal"]["round_seeds"]) == game.state["round"]
 
 
 def test_the_moves_answers_hold_no_integer_beyond_2_to_the_53(host, guest):
@@ -118,7 +118,7 @@ def legacy_game(host: Persona, guest: Persona, monkeypatch: pytest.MonkeyPatch) 
     """A game as the service dealt them before seeds were drawn below 2^53: a 63-bit
     seed, 63-bit round seeds, and a stored table that says nothing of `seed_bits`."""
     game = seat_table(host, guest, "greedy", target_score=100)
-    Game.objects.filter(pk=game.pk).update(seed=OLD_SEED)
+    Game.objects.filter(pk=game.pk).update(seed=OLD_SEED, server_seed="")
     dealt_before = functools.partial(engine.new_game, seed_bits=LEGACY_SEED_BITS)
     with monkeypatch.context() as patch:
         patch.setattr(engine, "new_game", dealt_before)
@@ -172,11 +172,13 @@ def test_a_chosen_seed_outside_0_to_2_to_the_53_minus_1_is_refused(staff, seed):
 
 
 def test_the_largest_seed_a_client_may_choose_comes_back_exactly(staff, guest):
-    created = staff.post("/games", {"max_players": 2, "seed": MAX_EXACT})
+    created = staff.post("/games", {"max_players": 2, "target_score": 0, "seed": MAX_EXACT})
     assert created.status_code == 201, created.json()
+    assert created.json()["deal_algorithm"] == "mt19937/53"
     game_id = created.json()["id"]
     guest.post(f"/games/{game_id}/join")
     staff.post(f"/games/{game_id}/start")
+    play_out(reload(game_id), {0: staff, 1: guest})
     log = staff.get(f"/games/{game_id}/log").json()
     assert (log["seed"], log["seed_text"]) == (MAX_EXACT, str(MAX_EXACT))
 

@@ -17,6 +17,7 @@ and ``artifacts/table-ten-<phone|desk>.png`` (or under ``$TEST_ARTIFACTS_DIR``).
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -25,6 +26,7 @@ import pytest
 from games.engine import CARDS, GameConfig, hand_points, legal_moves, new_game
 from tests.browser import SERVED_WITH_A_WORKER, artifacts_dir
 from tests.served import Client, Served
+from tests.support import ROOT
 from tests.web.pages import (
     DESK,
     PHONE,
@@ -378,3 +380,80 @@ def test_a_drawn_card_is_marked_until_the_players_next_move_and_no_card_is_faded
         page.click('button[data-key="draw-pile"]')
     page.wait_for_selector(f'.hand .card.drawn[data-card="{card}"]', state="detached")
     assert page.errors == []
+
+
+def test_a_finished_game_s_deal_checks_out_in_the_browser_by_its_own_implementation(
+    service: Served, page: Any
+) -> None:
+    # The web client's verifier is its own implementation of docs/fairness.md: first
+    # the document's test vectors, computed in the page with Web Crypto.
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
+    vectors = documented_vectors()
+    computed = page.evaluate(VECTORS_IN_THE_PAGE, vectors)
+    assert computed["commitments"] == [c["commitment"] for c in vectors["commitments"]]
+    assert computed["round_seeds"] == [c["round_seed"] for c in vectors["round_seeds"]]
+    assert computed["below"] == vectors["below"]["values"]
+    assert computed["shuffles"] == [c["order"] for c in vectors["shuffles"]]
+    assert computed["first_dealer"] == vectors["first_dealer"]["dealer"]
+    # Then a whole game, dealt from seeds the page drew for Ann and Bob's own.
+    ann = service.client(token_of(page))
+    bob = service.client().sign_up("Bob")
+    created = ann.post("/games", {"max_players": 2, "target_score": 0})
+    assert created.body["deal_algorithm"] == "uno-deal/1"
+    game_id = created.body["id"]
+    assert bob.post(f"/games/{game_id}/join", {"client_seed": BOB_SEED}).status == 200
+    page.goto(f"{service.url}/play/games/{game_id}")
+    page.click("button[data-key=start]")  # the page sends a seed it drew itself
+    page.wait_for_selector(".felt", timeout=SHOWN_MS)
+    ann_seed = view_of(ann, game_id)["you"]["client_seed"]
+    assert len(ann_seed) == 32
+    assert ann_seed != created.body["you"]["client_seed"]
+    play_until([ann, bob], game_id, lambda view: view["status"] == "finished")
+    page.click("button.check-deal", timeout=SHOWN_MS)
+    page.wait_for_selector(".deal-check-verdict.holds", timeout=SHOWN_MS)
+    steps = page.locator(".deal-check-steps li").all_inner_texts()
+    assert len(steps) == 3, steps
+    page.locator(".deal-check").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir() / "deal-check-desk.png"))
+    log = ann.get(f"/games/{game_id}/log").body
+    assert log["deal"]["client_seeds"] == [ann_seed, BOB_SEED]
+    # A log with one client seed changed fails, naming the round whose seed breaks.
+    failed = page.evaluate(CHECK_A_CHANGED_LOG, log)
+    assert failed == "round 1's seed", failed
+
+
+BOB_SEED = "b0b5"
+
+
+def documented_vectors() -> dict[str, Any]:
+    text = (ROOT / "docs" / "fairness.md").read_text()
+    return dict(json.loads(text.split("```json\n", 1)[1].split("\n```", 1)[0]))
+
+
+VECTORS_IN_THE_PAGE = """async (v) => {
+  const m = await import('/static/play/verify.js');
+  const below = new m.Stream(v.below.round_seed, v.below.label, v.below.index);
+  const values = [];
+  for (const _ of v.below.values) values.push(await below.below(v.below.bound));
+  const shuffles = [];
+  for (const s of v.shuffles) {
+    const cards = Array.from({length: s.cards}, (_, i) => i);
+    shuffles.push(await m.shuffled(cards, s.round_seed, s.index));
+  }
+  return {
+    commitments: await Promise.all(v.commitments.map((c) => m.commitment(c.server_seed))),
+    round_seeds: await Promise.all(v.round_seeds.map(
+      (c) => m.roundSeed(c.server_seed, c.client_seeds, c.round))),
+    below: values,
+    shuffles,
+    first_dealer: await m.firstDealer(v.first_dealer.round_seed, v.first_dealer.players),
+  };
+}"""
+
+CHECK_A_CHANGED_LOG = """async (log) => {
+  const m = await import('/static/play/verify.js');
+  log.deal.client_seeds[1] = "b0b0";
+  try { await m.checkLog(log); return "passed"; } catch (e) { return e.step || String(e); }
+}"""

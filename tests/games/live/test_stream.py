@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import replay, services
 from games.live import hearing
 from games.live import hub as hub_module
 from games.models import Game, StreamTicket
@@ -435,3 +435,23 @@ def test_the_hourly_purge_drops_expired_tickets_and_keeps_the_rest(host, two_pla
     assert StreamTicket.objects.count() == 1
     entry = settings.CELERY_BEAT_SCHEDULE["purge-stream-tickets"]
     assert entry["task"] == tasks.purge_stream_tickets.name
+
+
+def test_a_stream_shows_no_seed_of_a_running_game_but_the_reader_s_own(
+    live: LiveServer, host, guest
+):
+    game_id = host.post("/games", {"max_players": 2, "target_score": 0}).json()["id"]
+    guest.post(f"/games/{game_id}/join", {"client_seed": "6e57"})
+    host.post(f"/games/{game_id}/start", {"client_seed": "4057"})
+    game = Game.objects.get(pk=game_id)
+    reader = Reader(live.stream_url(game_id), auth(guest))
+    seen = [*reader.until_view()[0]]
+    actor, _ = to_act(game_id, host, guest)
+    move_of(actor, game_id)
+    events, view = reader.until_view()
+    reader.close()
+    shown = json.dumps([m.json() for m in [*seen, *events]]) + json.dumps(view)
+    assert view["you"]["client_seed"] == "6e57"
+    assert view["deal_commitment"] in shown
+    for secret in (game.server_seed, '"4057"', *replay.round_seeds(game)):
+        assert secret not in shown
