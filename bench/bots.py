@@ -1,9 +1,13 @@
 """Bot strength: engine-only games between two strategies.
 
     python -m bench.bots --players 2 --games 4000 expert greedy [--first-game N] [--json]
+    python -m bench.bots --mode partners [--see-hands] --games 2000 greedy random
 
 The first strategy plays one seat and is measured; the second fills every other
-seat; the measured seat rotates from game to game. Game i is dealt from a seed made
+seat; the measured seat rotates from game to game. In `--mode partners` (four seats) the
+first strategy plays a team, both seats across from each other, the second the other
+team; a game won by either partner counts for the team, a fair share is one half,
+and `--see-hands` lets partners see each other's hand. Game i is dealt from a seed made
 of i alone, and each seat draws its choices from a stream of its own, so two runs
 over the same games compare strategies on the same deals and on the same luck of
 the other seats until the measured seat's play makes the games differ;
@@ -36,6 +40,7 @@ from games.engine import (
     new_game,
     player_view,
 )
+from games.engine.state import MODES, Mode
 
 MAX_STEPS = 100_000
 
@@ -50,12 +55,18 @@ class Tally:
 
 
 def play_game(
-    strategies: list[str], target_score: int, seed: int, measured: int, tally: Tally
+    strategies: list[str],
+    target_score: int,
+    seed: int,
+    measured: int,
+    tally: Tally,
+    mode: Mode = "classic",
+    see_hands: bool = False,
 ) -> int:
     """Play one game; returns the winning seat. Times the measured seat's decisions."""
     rngs = [random.Random(seed * 7919 + seat) for seat in range(len(strategies))]
     # In memory only: the 63-bit round seeds of the deals the published rates come from.
-    config = GameConfig(len(strategies), target_score)
+    config = GameConfig(len(strategies), target_score, mode=mode, partners_see_hands=see_hands)
     state, history = new_game(config, seed, seed_bits=LEGACY_SEED_BITS)
     for _ in range(MAX_STEPS):
         if state.finished:
@@ -117,16 +128,24 @@ def _decide(
     return move
 
 
-def _run_chunk(args: tuple[str, str, int, int, list[int]]) -> Tally:
-    first, second, players, target_score, games = args
+Chunk = tuple[str, str, int, int, list[int], Mode, bool]
+
+
+def _run_chunk(args: Chunk) -> Tally:
+    first, second, players, target_score, games, mode, see_hands = args
     tally = Tally()
     for index in games:
-        measured = index % players
         strategies = [second] * players
-        strategies[measured] = first
-        winner = play_game(strategies, target_score, 1_000_003 * index + 17, measured, tally)
+        if mode == "partners":
+            measured = index % 2  # the team of seats `measured` and `measured + 2`
+            strategies[measured] = strategies[measured + 2] = first
+        else:
+            measured = index % players
+            strategies[measured] = first
+        seed = 1_000_003 * index + 17
+        winner = play_game(strategies, target_score, seed, measured, tally, mode, see_hands)
         tally.games += 1
-        tally.wins += winner == measured
+        tally.wins += winner % 2 == measured if mode == "partners" else winner == measured
     return tally
 
 
@@ -148,17 +167,18 @@ def run(
     target_score: int,
     workers: int,
     first_game: int = 0,
+    mode: Mode = "classic",
+    see_hands: bool = False,
 ) -> dict[str, Any]:
     end = first_game + games
     chunks = [list(range(first_game + w, end, workers)) for w in range(workers)]
     started = time.perf_counter()
+    jobs: list[Chunk] = [(first, second, players, target_score, c, mode, see_hands) for c in chunks]
     if workers == 1:
-        tallies = [_run_chunk((first, second, players, target_score, chunks[0]))]
+        tallies = [_run_chunk(jobs[0])]
     else:
         with ProcessPoolExecutor(workers) as pool:
-            tallies = list(
-                pool.map(_run_chunk, [(first, second, players, target_score, c) for c in chunks])
-            )
+            tallies = list(pool.map(_run_chunk, jobs))
     total = Tally()
     for t in tallies:
         total.games += t.games
@@ -177,7 +197,9 @@ def run(
         "win_rate": round(total.wins / total.games, 4),
         "ci_low": round(low, 4),
         "ci_high": round(high, 4),
-        "fair_share": round(1 / players, 4),
+        "mode": mode,
+        "see_hands": see_hands,
+        "fair_share": 0.5 if mode == "partners" else round(1 / players, 4),
         "mean_decision_ms": round(1000 * total.decision_seconds / max(total.decisions, 1), 3),
         "max_decision_ms": round(1000 * total.slowest, 1),
         "seconds": round(time.perf_counter() - started, 1),
@@ -195,22 +217,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--first-game", type=int, default=0, help="index of the first game (its deal)"
     )
+    parser.add_argument("--mode", choices=MODES, default="classic")
+    parser.add_argument("--see-hands", action="store_true", help="partners see each other's hand")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    players = 4 if args.mode == "partners" else args.players
     result = run(
         args.first,
         args.second,
-        args.players,
+        players,
         args.games,
         args.target_score,
         args.workers,
         args.first_game,
+        args.mode,
+        args.see_hands,
     )
     if args.json:
         print(json.dumps(result))
         return
     print(
         f"{result['strategy']} vs {result['against']} ({result['players']} players, "
+        f"{'partners, ' if result['mode'] == 'partners' else ''}"
+        f"{'hands shown, ' if result['see_hands'] else ''}"
         f"{result['games']} games from game {result['first_game']}): "
         f"win rate {result['win_rate']:.1%} "
         f"(95% CI {result['ci_low']:.1%} to {result['ci_high']:.1%}; fair share "

@@ -57,6 +57,11 @@ class GameStatus(models.TextChoices):
     ABANDONED = "abandoned"
 
 
+class GameMode(models.TextChoices):
+    CLASSIC = "classic"
+    PARTNERS = "partners"
+
+
 class Visibility(models.TextChoices):
     PUBLIC = "public"
     PRIVATE = "private"
@@ -85,6 +90,10 @@ class Game(models.Model):
     target_score = models.PositiveIntegerField(default=500)
     turn_timeout = models.PositiveIntegerField(null=True, blank=True)  # seconds
     rules = models.JSONField(default=dict)
+    # `classic`, every seat for itself, or `partners` (docs/rules.md): four seats,
+    # 0 and 2 against 1 and 3; `partners_see_hands` shows each partner the other's hand.
+    mode = models.CharField(max_length=8, choices=GameMode.choices, default=GameMode.CLASSIC)
+    partners_see_hands = models.BooleanField(default=False)
     # The integer a Mersenne Twister deal comes from (`mt19937/53`: a seed chosen by
     # staff, and every game dealt before `uno-deal/1`); for a game with a server
     # seed, what its bots' own generators are seeded from.
@@ -307,6 +316,9 @@ class Result(models.Model):
     # Its place in the rating update: by the final score, but a seat whose player
     # forfeited (`forfeited`) places last (`players.rating.places`).
     place = models.PositiveSmallIntegerField()
+    # Partners: the seat's team (0: seats 0 and 2; 1: seats 1 and 3), whose result the
+    # rating update takes as one (`players.rating.rate_teams`); NULL in a classic game.
+    team = models.PositiveSmallIntegerField(null=True, blank=True)
     points = models.PositiveIntegerField()
     finished_at = models.DateTimeField()
     rated = models.BooleanField()

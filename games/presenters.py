@@ -15,7 +15,15 @@ from typing import Any
 from games import deals
 from games.engine import GameState, seat_view
 from games.engine.events import players_data, render_data, visible_data
-from games.models import Event, Game, GameStatus, SeatedPlayer, SeatingEntry, player_ref
+from games.models import (
+    Event,
+    Game,
+    GameMode,
+    GameStatus,
+    SeatedPlayer,
+    SeatingEntry,
+    player_ref,
+)
 from games.ratings import rules
 from games.talk.models import GameInvite
 from players.models import Player
@@ -69,6 +77,8 @@ def game_view(
         "created_at": game.created_at.isoformat(),
         "quick_match": game.match_key is not None,
         "free_text": game.free_text,
+        "mode": game.mode,
+        "partners_see_hands": game.partners_see_hands,
         "deal_algorithm": deals.algorithm(game),
         "deal_commitment": deals.commitment(game),
         "bots_at": (
@@ -83,6 +93,7 @@ def game_view(
             state = GameState.from_snapshot(game.state)
         table = seat_view(state, viewer_seat)
     playing = game.status == GameStatus.PLAYING
+    partners = game.mode == GameMode.PARTNERS
     view["seats"] = [
         {
             "seat": number,
@@ -94,6 +105,8 @@ def game_view(
                 else {key: table["seats"][number][key] for key in _IDLE_SEAT}
             ),
             "online": _online(entry, presence),
+            # Partners: seats 0 and 2 against 1 and 3.
+            "team": number % 2 if partners else None,
         }
         for number, entry in enumerate(game.seating)
     ]
@@ -114,6 +127,8 @@ def game_view(
             you["legal_moves"] = [{**move, "version": version} for move in you["legal_moves"]]
     if you is not None:
         you["client_seed"] = deals.client_seed_of(game, viewer_seat, state)
+        # Shown in partners with `partners_see_hands`, while the seat is the viewer's.
+        you["partner_hand"] = you.get("partner_hand") if playing else None
     view.update(
         {
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
@@ -159,6 +174,7 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         ],
         "max_players": game.max_players,
         "target_score": game.target_score,
+        "mode": game.mode,
         "rules": game.rules,
         "visibility": game.visibility,
         **_rated_json(game),

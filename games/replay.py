@@ -32,7 +32,13 @@ __all__ = [
 
 def config_of(game: Game) -> GameConfig:
     """The engine's configuration of a started game (its seats are fixed at the start)."""
-    return GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
+    return GameConfig(
+        len(game.seating),
+        game.target_score,
+        Rules.from_json(game.rules),
+        game.mode,  # type: ignore[arg-type]
+        game.partners_see_hands,
+    )
 
 
 def seed_bits_of(game: Game) -> int:

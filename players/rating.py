@@ -80,6 +80,24 @@ def rate(priors: Sequence[Skill], seat_places: Sequence[int]) -> list[Skill]:
     return [Skill(team[0].mu, team[0].sigma) for team in rated]
 
 
+def rate_teams(
+    priors: Sequence[Skill], teams: Sequence[Sequence[int]], team_places: Sequence[int]
+) -> list[Skill]:
+    """Each seat's skill after a team game (partners): `teams` lists each team's seats,
+    `team_places` each team's place. OpenSkill's team model: a team plays as the sum
+    of its members' skills, and its result moves every member, each by their share
+    of the team's uncertainty."""
+    rated_teams = _MODEL.rate(
+        [[_MODEL.rating(mu=priors[s].mu, sigma=priors[s].sigma) for s in team] for team in teams],
+        ranks=[float(place) for place in team_places],
+    )
+    after = list(priors)
+    for team, members in zip(teams, rated_teams, strict=True):
+        for seat, member in zip(team, members, strict=True):
+            after[seat] = Skill(member.mu, member.sigma)
+    return after
+
+
 def combine(prior: Skill, posteriors: Sequence[Skill]) -> Skill:
     """One rated entity's skill after a game in which it held several seats (a bot
     strategy, which is one pseudo-player however many seats it fills): each seat's

@@ -194,6 +194,13 @@ class IdempotencyKeyReused(ServiceError):
     status, code = 422, "idempotency_key_reused"
 
 
+class SettingsConflict(ServiceError):
+    """Settings each well-formed that together make no table the rules know (a
+    partners table of other than four seats)."""
+
+    status, code = 422, "settings_conflict"
+
+
 class PayloadTooLarge(ServiceError):
     status, code = 413, "payload_too_large"
 

@@ -44,7 +44,7 @@ ERROR_CODES: dict[int, tuple[str, ...]] = {
         "too_many_invites",
     ),
     415: ("unsupported_media_type",),
-    422: ("illegal_move", "idempotency_key_reused"),
+    422: ("illegal_move", "idempotency_key_reused", "settings_conflict"),
     429: ("rate_limited", "too_many_streams"),
     500: ("log_corrupt",),
     503: ("service_unavailable",),
@@ -62,7 +62,7 @@ _DESCRIPTIONS = {
     "too_many_games, too_many_bots, seat_taken_over, too_many_devices, or a cap or "
     "conflict the operation names",
     415: "unsupported_media_type: the body is not application/json",
-    422: "illegal_move or idempotency_key_reused",
+    422: "illegal_move, idempotency_key_reused or settings_conflict",
     429: "rate_limited: too many requests; wait as many seconds as Retry-After says",
     500: "log_corrupt: the stored log cannot be replayed (the message names the seq)",
     503: "service_unavailable: the database is down; retry after Retry-After seconds",

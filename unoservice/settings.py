@@ -361,6 +361,7 @@ SPECTACULAR_SETTINGS = {
         "Direction": "games.serializers.DIRECTIONS",
         "PendingType": "games.serializers.PENDING_TYPES",
         "DealAlgorithm": "games.serializers.common.DEAL_ALGORITHMS",
+        "GameMode": "games.serializers.common.MODES",
         # A game's, and the health check's: each keeps a name of its own.
         "StatusEnum": "games.serializers.GAME_STATUSES",
         "HealthStatus": "unoservice.health.STATUSES",

@@ -501,5 +501,6 @@ export const text = {
   dealCheckNeedsHttps: "checking needs the page over https (or on this computer)",
   dealCommitmentHolds: (hash) => `The commitment ${hash.slice(0, 16)}… published at the start is the hash of the revealed seed.`,
   dealRoundSeedsHold: (rounds) => `${rounds === 1 ? "The round's seed comes" : `All ${rounds} rounds' seeds come`} from the service's seed and every player's.`,
+  dealScoresHold: (rounds, totals) => `${rounds === 1 ? "The round's score adds" : `All ${rounds} rounds' scores add`} up to the totals ${totals.join(", ")}.`,
   dealShufflesHold: (shuffles) => `${shuffles} ${shuffles === 1 ? "shuffle" : "shuffles"}: every card dealt, turned over and drawn is where the shuffle put it.`,
 };

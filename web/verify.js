@@ -1,9 +1,10 @@
 // Fair deals in the browser (docs/fairness.md): this page's own seed for every deal it
 // sits down to, and "Check this deal" on a finished game, which redoes the game's deal
 // from its revealed log with Web Crypto alone: the commitment, every round's seed,
-// and every card dealt, turned over and drawn, followed from pile to pile. It is an
-// implementation of uno-deal/1 of its own, written from the specification, and
-// checked against the specification's test vectors.
+// every card dealt, turned over and drawn, followed from pile to pile, and every
+// round's score from the hands it ended with. It is an implementation of uno-deal/1
+// of its own, written from the specification, and checked against the
+// specification's test vectors.
 import { get } from "./api.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
@@ -123,6 +124,24 @@ export async function firstDealer(roundSeedHex, players) {
 
 const idOf = (card) => (card && typeof card === "object" ? card.id : card);
 
+// rules.md, "Scoring": numbers at face value, Skip, Reverse and Draw Two 20, wilds 50.
+function points(card) {
+  if (card.kind === "number") return card.number;
+  return card.kind === "wild" || card.kind === "wild_draw_four" ? 50 : 20;
+}
+
+// A round's end adds up: the winner scores what every other hand holds, and every
+// total is the last one plus that.
+function checkScores(event, totals) {
+  const hands = event.data.hands || {};
+  const scored = Object.values(hands).flat().reduce((sum, card) => sum + points(card), 0);
+  const step = `round ${event.round}'s scores (seq ${event.seq})`;
+  if (scored !== event.data.points) throw new Failed(step, `the hands left are worth ${scored}, the log scores ${event.data.points}`);
+  const expected = totals.map((total, seat) => total + (seat === event.seat ? scored : 0));
+  if (expected.join() !== (event.data.scores || []).join()) throw new Failed(step, `the totals should be [${expected}], the log says [${event.data.scores}]`);
+  return expected;
+}
+
 // One round's piles, as its shuffles make them.
 class Round {
   constructor(number, seed) {
@@ -199,6 +218,7 @@ export async function checkLog(log, say = () => {}) {
   say(text.dealRoundSeedsHold(rounds));
   let current = null;
   let shuffles = 0;
+  let totals = Array(seats).fill(0);
   for (const event of events) {
     if (event.type === "game_started") {
       const dealer = await firstDealer(seeds[0], seats);
@@ -212,11 +232,15 @@ export async function checkLog(log, say = () => {}) {
       current.discard.push(idOf(event.data.card));
     } else if (current && event.type === "cards_drawn") {
       for (const card of event.data.cards || []) await current.drawn(idOf(card), event.seq);
+    } else if (event.type === "round_ended") {
+      totals = checkScores(event, totals);
     }
   }
   if (current) shuffles += current.shuffles;
   say(text.dealShufflesHold(shuffles));
-  return { rounds, shuffles };
+  const ended = events.filter((e) => e.type === "round_ended").length;
+  if (ended) say(text.dealScoresHold(ended, totals));
+  return { rounds, shuffles, totals };
 }
 
 // "Check this deal", for a finished game: what it checked, line by line, or the step

@@ -64,6 +64,8 @@ CREATE_GAME = Described(
 CREATE_GAME_ERRORS = {
     403: "forbidden: only staff may choose a game's seed",
     409: "too_many_games, or idempotency_key_in_use",
+    422: "settings_conflict (a partners table of other than four seats, or "
+    "partners_see_hands without partners) or idempotency_key_reused",
 }
 
 JOIN_GAME = Described(

@@ -6,6 +6,10 @@
 - Stay in the colour it holds most; shed high-value cards first.
 - Hit a next player close to going out with Draw Two, Skip, Reverse or Wild Draw Four.
 - Challenge a Wild Draw Four when the odds favour it; stack and jump in when allowed.
+- In partners, play for the team: never catch the partner's UNO; when the partner is
+  close to going out, hand them the turn (a Skip or a Draw Two lands the turn on the
+  seat across) and name a colour they hold when their hand is shown; never swap
+  hands with them under seven_o.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ def _score_play(view: PlayerView, move: Move) -> float:
     players = view.players
     next_seat = (view.seat + view.direction) % players
     threat = view.card_counts[next_seat] <= 2
+    partner = view.partner
 
     color_after = move.color if move.color is not None else COLOR_OF[card]
     score = 2.0 * sum(1 for c in rest if COLOR_OF[c] == color_after)
@@ -54,7 +59,15 @@ def _score_play(view: PlayerView, move: Move) -> float:
             REVERSE: 8 if players > 2 else 12,
             WILD_DRAW_FOUR: 25,
         }.get(kind, 0)
+    if partner is not None and view.card_counts[partner] <= 2 and kind in (SKIP, DRAW_TWO):
+        # Skipping the opponent between lands the turn on the partner about to go out.
+        score += 14
+    if partner is not None and IS_WILD[card] and view.partner_hand:
+        # The colour the partner can follow with, when their hand is shown.
+        score += 3 * sum(1 for c in view.partner_hand if COLOR_OF[c] == color_after)
     if view.rules.seven_o and NUMBER_OF[card] == 7 and move.target is not None:
+        if move.target == partner:
+            return score - 100  # the team's cards stay where they are
         score += 3 * (len(rest) - view.card_counts[move.target])
     elif view.rules.seven_o and NUMBER_OF[card] == 0:
         giver = (view.seat - view.direction) % players
@@ -63,12 +76,13 @@ def _score_play(view: PlayerView, move: Move) -> float:
 
 
 def _playable_choices(view: PlayerView, plays: list[Move]) -> list[Move]:
-    """One colour per wild (the best one for the hand left), every other play."""
+    """One colour per wild (the best one for the hand left; with a partner's hand in
+    sight, every colour, for `_score_play` to weigh), every other play."""
     chosen: list[Move] = []
     for move in plays:
         card = move.card
         assert card is not None
-        if IS_WILD[card]:
+        if IS_WILD[card] and not view.partner_hand:
             rest = [c for c in view.hand if c != card]
             if move.color != best_color(rest):
                 continue
@@ -87,7 +101,9 @@ def choose(view: PlayerView, rng: random.Random) -> Move | None:
     if not legal:
         return None
     for move in legal:
-        if move.action in ("catch_uno", "call_uno"):
+        if move.action == "call_uno":
+            return move
+        if move.action == "catch_uno" and move.target != view.partner:  # never the team's
             return move
     plays = [m for m in legal if m.action == "play"]
     if to_act(view) != view.seat:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .cards import CODE_OF, COLOR_BY_NAME, COLOR_OF, DECK_SIZE, NO_COLOR
-from .state import CLOCKWISE, GameConfig, GameState, Rules
+from .state import CLOCKWISE, GameConfig, GameState, Mode, Rules
 
 
 class _Deck:
@@ -41,6 +41,8 @@ def build_state(
     target_score: int = 500,
     scores: Sequence[int] | None = None,
     seed: int = 0,
+    mode: Mode = "classic",
+    partners_see_hands: bool = False,
 ) -> GameState:
     """A round in progress with these hands (seat by seat) and `top` on the discards.
 
@@ -51,7 +53,7 @@ def build_state(
     `color` is the current colour (required when `top` is a wild).
     """
     deck = _Deck()
-    config = GameConfig(len(hands), target_score, rules or Rules())
+    config = GameConfig(len(hands), target_score, rules or Rules(), mode, partners_see_hands)
     state = GameState(config, seed)
     state.round = 1
     state.dealer = dealer

@@ -40,7 +40,7 @@ from .moves import (
     play_targeted,
 )
 from .rng import SEED_BITS, first_dealer, round_key, shuffle_round
-from .scoring import round_points
+from .scoring import hand_points, round_points
 from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
 from .vocabulary import (
     CardPlayedData,
@@ -528,18 +528,31 @@ def _draw(state: GameState, seat: int, count: int, reason: DrawReason, events: l
 
 
 def _end_round(state: GameState, winner: int, events: list[Event]) -> None:
-    points = round_points(state.hands, winner)
-    state.scores[winner] += points
+    config = state.config
+    partner = config.partner_of(winner)
+    if partner is None:
+        points = round_points(state.hands, winner)
+        state.scores[winner] += points
+    else:
+        # The team scores what both opponents hold; partners share one total.
+        team = winner % 2
+        points = sum(hand_points(h) for seat, h in enumerate(state.hands) if seat % 2 != team)
+        state.scores[winner] += points
+        state.scores[partner] = state.scores[winner]
     state.uno_owed = -1
     state.pending = None
     ended = RoundEndedData(
         points=points, scores=list(state.scores), hands=[list(hand) for hand in state.hands]
     )
+    if partner is not None:
+        ended["team"] = winner % 2
     events.append(Event("round_ended", winner, ended, state.round))
-    target = state.config.target_score
+    target = config.target_score
     if target == 0 or state.scores[winner] >= target:
         state.winner = winner
         over = GameEndedData(winner=winner, scores=list(state.scores))
+        if partner is not None:
+            over["team"] = winner % 2
         events.append(Event("game_ended", winner, over, state.round))
     else:
         _start_round(state, (state.dealer + 1) % state.players, events)

@@ -23,6 +23,9 @@ MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 10
 MAX_TARGET_SCORE: Final = 10_000
 SNAPSHOT_VERSION: Final = 1
+Mode = Literal["classic", "partners"]
+MODES: Final[tuple[Mode, ...]] = ("classic", "partners")
+PARTNERS_SEATS: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,15 +61,42 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class GameConfig:
+    """A table: how many seats, the target, the house rules, and the mode: `classic`,
+    every seat for itself, or `partners` (docs/rules.md, "Partners"): four seats, 0
+    and 2 against 1 and 3, each team scoring together; with `partners_see_hands`,
+    partners see each other's hands."""
+
     players: int
     target_score: int = 500
     rules: Rules = Rules()
+    mode: Mode = "classic"
+    partners_see_hands: bool = False
 
     def __post_init__(self) -> None:
         if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise InvalidConfig(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
         if type(self.target_score) is not int or not 0 <= self.target_score <= MAX_TARGET_SCORE:
             raise InvalidConfig(f"target_score must be 0 to {MAX_TARGET_SCORE}")
+        if self.mode not in MODES:
+            raise InvalidConfig(f"mode must be one of {', '.join(MODES)}")
+        if self.mode == "partners" and self.players != PARTNERS_SEATS:
+            raise InvalidConfig(f"partners is played by {PARTNERS_SEATS} players, two teams of two")
+        if type(self.partners_see_hands) is not bool:
+            raise InvalidConfig("partners_see_hands must be true or false")
+        if self.partners_see_hands and self.mode != "partners":
+            raise InvalidConfig("partners_see_hands needs mode partners")
+
+    @property
+    def partners(self) -> bool:
+        return self.mode == "partners"
+
+    def partner_of(self, seat: int) -> int | None:
+        """The seat across the table in partners (0 and 2, 1 and 3); None otherwise."""
+        return (seat + 2) % PARTNERS_SEATS if self.partners else None
+
+    def team_of(self, seat: int) -> int | None:
+        """Team 0 (seats 0 and 2) or team 1 (seats 1 and 3) in partners; None otherwise."""
+        return seat % 2 if self.partners else None
 
 
 class Pending:
@@ -258,6 +288,11 @@ class GameState:
             "timeouts": self.timeouts,
             "winner": self.winner,
         }
+        # Absent, classic: the snapshots of every game before partners stay as they were.
+        if self.config.partners:
+            snapshot["mode"] = self.config.mode
+            if self.config.partners_see_hands:
+                snapshot["partners_see_hands"] = True
         if isinstance(self.seed, str):
             snapshot["deal"] = fair.ALGORITHM
             snapshot["client_seeds"] = list(self.client_seeds)
@@ -274,6 +309,8 @@ class GameState:
             players=snap["players"],
             target_score=snap["target"],
             rules=Rules(**dict.fromkeys(snap["rules"], True)),
+            mode=snap.get("mode", "classic"),
+            partners_see_hands=snap.get("partners_see_hands", False),
         )
         deal = snap.get("deal")
         if deal is None:

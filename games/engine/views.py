@@ -10,7 +10,7 @@ from .cards import COLOR_NAMES, NO_COLOR, card_json
 from .events import Event, visible_data
 from .moves import Move
 from .rules import DIRECTION_NAMES, legal_moves
-from .state import GameState, PendingType, Rules
+from .state import GameState, Mode, PendingType, Rules
 
 
 def pending_view(
@@ -65,13 +65,24 @@ def seat_view(state: GameState, viewer: int | None) -> dict[str, Any]:
             "you": None,
         }
     )
+    if state.config.partners:
+        for seat in view["seats"]:
+            seat["team"] = seat["seat"] % 2
     if viewer is not None:
         view["you"] = {
             "seat": viewer,
             "hand": [card_json(c) for c in state.hands[viewer]],
             "legal_moves": [move.to_json() for move in legal_moves(state, viewer)],
         }
+        partner = _visible_partner(state, viewer)
+        if partner is not None:
+            view["you"]["partner_hand"] = [card_json(c) for c in state.hands[partner]]
     return view
+
+
+def _visible_partner(state: GameState, seat: int) -> int | None:
+    """The partner whose hand `seat` sees: in partners with `partners_see_hands` only."""
+    return state.config.partner_of(seat) if state.config.partners_see_hands else None
 
 
 def table_view(state: GameState) -> dict[str, Any]:
@@ -134,11 +145,20 @@ class PlayerView:
     # Each seat's bot strategy, None for a person (empty: not known). Public: the
     # game view shows every seat's `bot`, so a player knows who plays at random.
     bots: tuple[str | None, ...] = ()
+    mode: Mode = "classic"
+    # In partners with `partners_see_hands`: the partner's hand; empty otherwise.
+    partner_hand: tuple[int, ...] = ()
+
+    @property
+    def partner(self) -> int | None:
+        """The seat across the table in partners; None in a classic game."""
+        return (self.seat + 2) % 4 if self.mode == "partners" else None
 
     def unseen(self) -> list[int]:
         """Cards this seat cannot see: the other hands and the draw pile."""
         visible = set(self.hand)
         visible.update(self.discard)
+        visible.update(self.partner_hand)
         return [c for c in range(108) if c not in visible]
 
 
@@ -153,6 +173,7 @@ def player_view(
     current round), redacted here for `seat`; `bots` each seat's bot strategy (None
     for a person), as the game view shows them."""
     pending = state.pending
+    partner = _visible_partner(state, seat)
     pending_view = None
     if pending is not None:
         pending_view = PendingView(
@@ -185,6 +206,8 @@ def player_view(
         draw_pile_count=len(state.draw_pile),
         history=_seen_history(history, state.round, seat),
         bots=tuple(bots),
+        mode=state.config.mode,
+        partner_hand=tuple(state.hands[partner]) if partner is not None else (),
     )
 
 

@@ -254,6 +254,9 @@ class RoundEndedData(TypedDict):
     points: Annotated[int, Doc("the points the winner scored this round")]
     scores: Annotated[list[int], Doc("every seat's total score, by seat")]
     hands: Annotated[list[list[CardId]], Doc("what every seat had left, by seat")]
+    team: NotRequired[
+        Annotated[int, Doc("in partners: the winning team (0: seats 0 and 2; 1: seats 1 and 3)")]
+    ]
 
 
 class GameEndedData(TypedDict):
@@ -261,6 +264,9 @@ class GameEndedData(TypedDict):
 
     winner: Annotated[Seat, Doc("the winning seat")]
     scores: Annotated[list[int], Doc("every seat's final score, by seat")]
+    team: NotRequired[
+        Annotated[int, Doc("in partners: the winning team (0: seats 0 and 2; 1: seats 1 and 3)")]
+    ]
 
 
 class GamePausedData(TypedDict):

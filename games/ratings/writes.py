@@ -191,8 +191,12 @@ def rate_results(
     results: Sequence[Result], ratings: dict[str, Rating]
 ) -> list[tuple[rating.Skill, rating.Skill, int]]:
     """Rate the game of `results` (its seats, in order), moving `ratings` in memory,
-    and write each seat's rating before and after into its result."""
-    moved = rate([r.key for r in results], [r.place for r in results], ratings)
+    and write each seat's rating before and after into its result. A partners game
+    (its results name their teams) is rated by team."""
+    teams = None
+    if results and all(r.team is not None for r in results):
+        teams = [[i for i, r in enumerate(results) if r.team == t] for t in (0, 1)]
+    moved = rate([r.key for r in results], [r.place for r in results], ratings, teams)
     for result, (before, after, games) in zip(results, moved, strict=True):
         result.mu_before, result.sigma_before = before.mu, before.sigma
         result.mu_after, result.sigma_after = after.mu, after.sigma
@@ -201,14 +205,23 @@ def rate_results(
 
 
 def rate(
-    keys: Sequence[str], places: Sequence[int], ratings: dict[str, Rating]
+    keys: Sequence[str],
+    places: Sequence[int],
+    ratings: dict[str, Rating],
+    teams: Sequence[Sequence[int]] | None = None,
 ) -> list[tuple[rating.Skill, rating.Skill, int]]:
-    """Rate one game whose seat i counted for `keys[i]` and placed `places[i]`: update
-    the `ratings` rows in memory (each key once, however many seats it held) and
-    return each seat's (before, after, rated games after). The incremental update
-    and the recompute both rate through here."""
+    """Rate one game whose seat i counted for `keys[i]` and placed `places[i]` (with
+    `teams`, the seats of each team, which place together): update the `ratings` rows
+    in memory (each key once, however many seats it held) and return each seat's
+    (before, after, rated games after). The incremental update and the recompute
+    both rate through here."""
     priors = {key: rating.Skill(row.mu, row.sigma) for key, row in ratings.items()}
-    posteriors = rating.rate([priors[key] for key in keys], places)
+    seat_priors = [priors[key] for key in keys]
+    if teams is None:
+        posteriors = rating.rate(seat_priors, places)
+    else:
+        team_places = [places[team[0]] for team in teams]
+        posteriors = rating.rate_teams(seat_priors, teams, team_places)
     # Judged on the ratings as they stood before this game counts.
     opponents.meet_all(keys, ratings)
     now_games = {}
@@ -309,7 +322,12 @@ def _results(
     """The seats' results of the finished `game`, whose final state is `state`."""
     assert state.winner is not None
     gone = [forfeited(entry) for entry in game.seating]
-    places = rating.places(state.scores, state.winner, gone)
+    teams = [state.config.team_of(seat) for seat in range(state.players)]
+    if state.config.partners:
+        # A team's place is the team's: the winner's partner placed first with them.
+        places = [1 if team == state.winner % 2 else 2 for team in teams]
+    else:
+        places = rating.places(state.scores, state.winner, gone)
     humans = humans_of(game)
     return [
         Result(
@@ -319,6 +337,7 @@ def _results(
             bot=entry["bot"],
             key=seat_key(entry),
             place=places[seat],
+            team=teams[seat],
             points=state.scores[seat],
             finished_at=finished_at,
             rated=rated,

@@ -16,7 +16,7 @@ from games.engine import LEGACY_SEED_BITS, SEED_BITS, fair, moves
 from games.engine.cards import DECK_SIZE
 from games.engine.state import MAX_PLAYERS, PendingType
 from games.engine.vocabulary import Direction
-from games.models import BotStrategy, GameStatus, Visibility
+from games.models import BotStrategy, GameMode, GameStatus, Visibility
 from games.ratings.rules import VIEW_UNRATED_REASONS
 from players.serializers import tag_field
 from unoservice.codes import ALPHABET, CODE_LENGTH
@@ -27,6 +27,7 @@ DIRECTIONS = list(get_args(Direction))
 PENDING_TYPES = list(get_args(PendingType))
 BOT_STRATEGIES = BotStrategy.values
 VISIBILITIES = Visibility.values
+MODES = GameMode.values
 INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 GAME_STATUSES = GameStatus.values
 ACTIONS = list(moves.ACTION_NAMES)

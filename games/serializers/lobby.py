@@ -15,6 +15,7 @@ from games.serializers.common import (
     BOT_STRATEGIES,
     MAX_TURN_TIMEOUT,
     MIN_TURN_TIMEOUT,
+    MODES,
     VISIBILITIES,
     PlayerRefOut,
     RulesOut,
@@ -69,6 +70,16 @@ class GameCreateIn(StrictSerializer):
         "holders of its invite code",
     )
     rated = StrictBooleanField(default=True, help_text="whether the game counts for ratings")
+    mode = serializers.ChoiceField(
+        choices=MODES,
+        default="classic",
+        help_text="classic: every seat for itself; partners: four seats, 0 and 2 against 1 "
+        "and 3, each team scoring together (max_players must be 4)",
+    )
+    partners_see_hands = StrictBooleanField(
+        default=False,
+        help_text="partners only: each player sees their partner's hand as well as their own",
+    )
     free_text = StrictBooleanField(
         required=False,
         help_text="whether players may type free text at the table, beside the "
@@ -229,6 +240,7 @@ class GameSummaryOut(serializers.Serializer[Any]):
     players = SummaryPlayerOut(many=True)
     max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     target_score = serializers.IntegerField(min_value=0, max_value=MAX_TARGET_SCORE)
+    mode = serializers.ChoiceField(choices=MODES)
     rules = RulesOut()
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
@@ -271,6 +283,7 @@ GAME_LIST_EXAMPLES = [
             ],
             "max_players": 2,
             "target_score": 500,
+            "mode": "classic",
             "rules": {
                 "stacking": False,
                 "seven_o": False,

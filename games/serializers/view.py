@@ -17,6 +17,7 @@ from games.serializers.common import (
     INVITE_CODE_PATTERN,
     MAX_TURN_TIMEOUT,
     MIN_TURN_TIMEOUT,
+    MODES,
     PENDING_TYPES,
     VISIBILITIES,
     CardOut,
@@ -43,6 +44,13 @@ class SeatOut(serializers.Serializer[Any]):
         help_text="the seat's player has a stream open (of any game) or made a request in "
         "the last 30 seconds; always true for a bot"
     )
+    team = serializers.IntegerField(
+        min_value=0,
+        max_value=1,
+        allow_null=True,
+        help_text="partners: team 0 (seats 0 and 2) or team 1 (seats 1 and 3); null in a "
+        "classic game",
+    )
 
 
 class PendingOut(serializers.Serializer[Any]):
@@ -62,6 +70,12 @@ class YouOut(serializers.Serializer[Any]):
         many=True,
         help_text="every move you may send now, each a whole `/moves` body with the "
         "game's current `version` (add `uno: true` to a play with your second-to-last card)",
+    )
+    partner_hand = CardOut(
+        many=True,
+        allow_null=True,
+        help_text="partners with `partners_see_hands`, while the game runs: your partner's "
+        "hand; null otherwise",
     )
     client_seed = serializers.CharField(
         allow_null=True,
@@ -131,6 +145,10 @@ class GameViewOut(serializers.Serializer[Any]):
         allow_null=True,
         help_text="while a quick-match game waits: when its empty seats go to greedy bots "
         "and it starts; null otherwise, or when it waits for humans only",
+    )
+    mode = serializers.ChoiceField(choices=MODES, help_text="classic, or partners (2 v 2)")
+    partners_see_hands = serializers.BooleanField(
+        help_text="partners: whether each player sees their partner's hand"
     )
     deal_algorithm = deal_algorithm_field()
     deal_commitment = serializers.RegexField(

@@ -15,6 +15,7 @@ from django.utils import timezone
 from games import bot_costs, engine, privacy, selectors
 from games.engine import EngineError, GameConfig, GameState, Rules, fair
 from games.engine.rng import SEED_BITS, new_seed
+from games.engine.state import PARTNERS_SEATS
 from games.engine.vocabulary import (
     BotAddedData,
     PlayerJoinedData,
@@ -28,6 +29,7 @@ from games.models import (
     BotStrategy,
     Event,
     Game,
+    GameMode,
     GameStatus,
     Seat,
     Visibility,
@@ -50,7 +52,14 @@ from games.services.seating import (
 )
 from players.models import Player
 from unoservice import codes
-from unoservice.errors import Forbidden, GameFull, InvalidRequest, NotFound, WrongPhaseError
+from unoservice.errors import (
+    Forbidden,
+    GameFull,
+    InvalidRequest,
+    NotFound,
+    SettingsConflict,
+    WrongPhaseError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +81,8 @@ def game_create(
     rated: bool = True,
     free_text: bool | None = None,
     address: str | None = None,
+    mode: str = GameMode.CLASSIC,
+    partners_see_hands: bool = False,
 ) -> Outcome:
     """Create a waiting game with `host` at seat 0, who joined from `address` (the
     client address: `Game.networks`; None from code that seats nobody remote). Locks
@@ -102,6 +113,8 @@ def game_create(
             rated=rated,
             free_text=visibility == Visibility.PRIVATE if free_text is None else free_text,
             address=address,
+            mode=mode,
+            partners_see_hands=partners_see_hands,
         )
 
 
@@ -118,12 +131,18 @@ def _game_insert(
     rated: bool = True,
     free_text: bool = False,
     address: str | None = None,
+    mode: str = GameMode.CLASSIC,
+    partners_see_hands: bool = False,
 ) -> Outcome:
     """Insert a waiting game (in the caller's transaction); quick match builds its
     own (`_match_game_build`)."""
+    if mode == GameMode.PARTNERS and max_players != PARTNERS_SEATS:
+        raise SettingsConflict(f"partners is played by {PARTNERS_SEATS}: max_players must be 4")
+    if partners_see_hands and mode != GameMode.PARTNERS:
+        raise SettingsConflict("partners_see_hands is an option of mode partners")
     try:
         parsed_rules = Rules.from_json(rules or {})
-        GameConfig(max_players, target_score, parsed_rules)
+        GameConfig(max_players, target_score, parsed_rules, mode, partners_see_hands)  # type: ignore[arg-type]
     except EngineError as error:
         raise from_engine(error) from None
     if seed is not None and not 0 <= seed < 2**SEED_BITS:
@@ -148,6 +167,8 @@ def _game_insert(
         visibility=visibility,
         rated=rated,
         free_text=free_text,
+        mode=mode,
+        partners_see_hands=partners_see_hands,
     )
     events: list[Event] = []
     if host_plays:
@@ -287,6 +308,8 @@ def game_start(*, game_id: uuid.UUID, player: Player, client_seed: str | None = 
             raise WrongPhaseError("the game has already started")
         if len(game.seating) < 2:
             raise WrongPhaseError("a game needs at least 2 seats to start")
+        if game.mode == GameMode.PARTNERS and len(game.seating) < game.max_players:
+            raise WrongPhaseError("partners starts with all four seats taken: add bots")
         if client_seed is not None and game.seat_of(player) is not None:
             _note_client_seeds(game, {player.pk: client_seed})
         return _deal(game, [], timezone.now())
@@ -416,4 +439,6 @@ def _settings_of(game: Game) -> dict[str, Any]:
         "visibility": game.visibility,
         "rated": game.rated,
         "free_text": game.free_text,
+        "mode": game.mode,
+        "partners_see_hands": game.partners_see_hands,
     }

@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from games import engine, selectors
-from games.engine import GameConfig, GameState, Rules, fair
+from games.engine import GameState, fair
 from games.engine.vocabulary import (
     EventType,
     GameAbandonedData,
@@ -21,6 +21,7 @@ from games.engine.vocabulary import (
 )
 from games.models import Event, Game, GameStatus, Seat, seating_entry
 from games.ratings import rules
+from games.replay import config_of
 from games.services import notify
 from games.services.common import (
     PAUSE_FOR,
@@ -222,7 +223,7 @@ def _deal(
 def _start(game: Game, now: dt.datetime) -> tuple[GameState, list[engine.Event]]:
     """Deal round 1 of the waiting `game` with the seats it has, and mark it started
     (the caller stores it): the state and the engine's events."""
-    config = GameConfig(len(game.seating), game.target_score, Rules.from_json(game.rules))
+    config = config_of(game)
     if game.server_seed:
         seeds = _client_seeds_at_start(game)
         state, engine_events = engine.new_game(config, game.server_seed, client_seeds=seeds)

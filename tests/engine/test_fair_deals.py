@@ -20,12 +20,11 @@ from games.engine import (
     GameState,
     InvalidConfig,
     Rules,
-    apply,
     fair,
-    legal_moves,
     new_game,
 )
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
+from tests.random_games import play_to_the_end
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 
@@ -152,15 +151,7 @@ def test_a_game_from_a_server_seed_replays_exactly_and_its_snapshot_names_the_al
     seeds = ["a11", "", fair.new_client_seed()]
     config = GameConfig(3, 200)
     state, events = new_game(config, seed, client_seeds=seeds)
-    rng = random.Random(5)
-    for _ in range(20_000):
-        if state.finished:
-            break
-        seat = state.to_act
-        assert seat is not None
-        moves = legal_moves(state, seat)
-        plays = [m for m in moves if m.action == "play"]
-        events += apply(state, seat, rng.choice(plays or moves))
+    events += play_to_the_end(state, random.Random(5))
     assert state.finished
     assert state.card_total() == DECK_SIZE
     assert any(e.type == "cards_drawn" for e in events)

@@ -53,6 +53,8 @@ VIEW_KEYS = {
     "last_seq",
     "deal_algorithm",
     "deal_commitment",
+    "mode",
+    "partners_see_hands",
     "you",
 }
 ROUND_LEVEL = (
@@ -70,7 +72,17 @@ ROUND_LEVEL = (
     "winner",
     "rematch",
 )
-SEAT_KEYS = {"seat", "player", "bot", "card_count", "score", "said_uno", "timeouts", "online"}
+SEAT_KEYS = {
+    "seat",
+    "player",
+    "bot",
+    "card_count",
+    "score",
+    "said_uno",
+    "timeouts",
+    "online",
+    "team",
+}
 CARD_KEYS = {"id", "code", "color", "kind", "number"}
 SUMMARY_KEYS = {
     "id",
@@ -79,6 +91,7 @@ SUMMARY_KEYS = {
     "players",
     "max_players",
     "target_score",
+    "mode",
     "rules",
     "visibility",
     "rated",
@@ -153,7 +166,13 @@ def test_creating_a_game_with_an_empty_body_uses_the_defaults_and_seats_the_host
     }
     assert view["seats"][0]["bot"] is None
     made_seed = view["you"]["client_seed"]  # made for a player who sent none
-    assert view["you"] == {"seat": 0, "hand": [], "legal_moves": [], "client_seed": made_seed}
+    assert view["you"] == {
+        "seat": 0,
+        "hand": [],
+        "legal_moves": [],
+        "client_seed": made_seed,
+        "partner_hand": None,
+    }
     assert re.fullmatch("[0-9a-f]{32}", made_seed)
     assert Game.objects.get(pk=view["id"]).host_id == host.player.pk
 
@@ -173,7 +192,7 @@ def test_a_created_game_has_exactly_the_view_fields_of_api_md_with_round_fields_
     assert isinstance(view["last_seq"], int)
     assert isinstance(view["created_at"], str)
     assert set(view["seats"][0]) == SEAT_KEYS
-    assert set(view["you"]) == {"seat", "hand", "legal_moves", "client_seed"}
+    assert set(view["you"]) == {"seat", "hand", "legal_moves", "client_seed", "partner_hand"}
 
 
 def test_creating_a_game_logs_the_host_joining(host):
@@ -446,7 +465,13 @@ def test_a_seated_player_sees_their_seat_in_you(host, guest):
     guest.post(f"/games/{game['id']}/join")
     view = guest.get(f"/games/{game['id']}").json()
     made_seed = view["you"]["client_seed"]  # made for a player who sent none
-    assert view["you"] == {"seat": 1, "hand": [], "legal_moves": [], "client_seed": made_seed}
+    assert view["you"] == {
+        "seat": 1,
+        "hand": [],
+        "legal_moves": [],
+        "client_seed": made_seed,
+        "partner_hand": None,
+    }
     assert re.fullmatch("[0-9a-f]{32}", made_seed)
 
 

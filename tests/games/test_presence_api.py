@@ -128,6 +128,7 @@ def test_presence_adds_no_card_to_any_view(
                 "score",
                 "said_uno",
                 "timeouts",
+                "team",
             }
             assert entry["card_count"] == len(hands[number])
         held = [card["id"] for card in view["you"]["hand"]] if view["you"] else []

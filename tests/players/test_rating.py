@@ -80,3 +80,17 @@ def test_seats_that_forfeited_share_the_last_place_and_the_others_keep_their_ord
 def test_without_a_forfeit_the_places_are_those_of_the_scores(found):
     scores, winner = found
     assert rating.places(scores, winner, [False] * len(scores)) == rating.places(scores, winner)
+
+
+def test_a_team_win_moves_both_partners_up_and_both_opponents_down():
+    from players.rating import Skill, rate_teams
+
+    priors = [Skill(), Skill(27.0, 6.0), Skill(), Skill(23.0, 7.0)]
+    after = rate_teams(priors, [[0, 2], [1, 3]], [1, 2])
+    assert after[0].mu > priors[0].mu
+    assert after[2].mu > priors[2].mu
+    assert after[1].mu < priors[1].mu
+    assert after[3].mu < priors[3].mu
+    # Partners with the same rating before move alike: the team is rated, not the seat.
+    assert after[0] == after[2]
+    assert all(a.sigma < p.sigma for a, p in zip(after, priors, strict=True))

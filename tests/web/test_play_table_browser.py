@@ -414,7 +414,9 @@ def test_a_finished_game_s_deal_checks_out_in_the_browser_by_its_own_implementat
     page.click("button.check-deal", timeout=SHOWN_MS)
     page.wait_for_selector(".deal-check-verdict.holds", timeout=SHOWN_MS)
     steps = page.locator(".deal-check-steps li").all_inner_texts()
-    assert len(steps) == 3, steps
+    assert len(steps) == 4, steps
+    final = view_of(ann, game_id)
+    assert steps[-1].endswith(", ".join(str(seat["score"]) for seat in final["seats"]) + ".")
     page.locator(".deal-check").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir() / "deal-check-desk.png"))
     log = ann.get(f"/games/{game_id}/log").body

@@ -156,6 +156,7 @@ def search(
     world_cost = WORLD_COST + sum(view.card_counts) // 8
     worlds = 0
     seat = view.seat
+    mate = -1 if view.partner is None else view.partner  # a partner's win is the team's
     moves = [with_uno(view, move) for move in candidates]
     values = [0.0] * k
     hidden = Hidden.of(view, allowed)
@@ -169,7 +170,9 @@ def search(
         for i in active:
             sim = world.copy()
             push(sim, seat, moves[i])
-            values[i], used = simulate(sim, seed, horizon, seat, CHALLENGE_RATE, random_seats)
+            values[i], used = simulate(
+                sim, seed, horizon, seat, CHALLENGE_RATE, random_seats, mate=mate
+            )
             budget -= used + CANDIDATE_COST
         worlds += 1
         for i in active:

@@ -97,6 +97,7 @@ def simulate(
     random_seats: int = 0,
     *,
     first: Move | None = None,
+    mate: int = -1,
 ) -> tuple[float, int]:
     """Finish the round from `state` (its lists are used up) with a greedy-like policy
     for every seat: play the card that keeps the most of its colour in hand, wilds
@@ -105,9 +106,9 @@ def simulate(
     play as the random bot instead: any card that fits, a wild as likely as its four
     colour choices, any colour, never a challenge. Nobody forgets UNO or jumps in.
 
-    Returns `me`'s value, 1 or 0 for a round won or lost, `leaf_value` when `limit`
-    moves did not finish it, and the moves used, weighed by the size of the hands
-    looked through.
+    Returns `me`'s value, 1 or 0 for a round won or lost (in partners, won by `me` or
+    by `mate`, the partner), `leaf_value` when `limit` moves did not finish it, and the
+    moves used, weighed by the size of the hands looked through.
 
     With `first`, the seat to act makes that move instead, and the rollout stops
     after it, leaving `state` where it then stands (`step`).
@@ -139,7 +140,7 @@ def simulate(
     forced = -1  # a card just drawn that fits: the seat plays it
     pending = state.pending
     if state.winner >= 0:
-        return float(state.winner == me), 0
+        return float(state.winner in (me, mate)), 0
     if pending is not None:
         seat = pending.seat
         if pending.type == "challenge":
@@ -311,7 +312,7 @@ def simulate(
         if not hand:
             if first is not None:
                 _leave(state, seat, direction, color, None, winner=seat)
-            return float(seat == me), used
+            return float(seat in (me, mate)), used
         nxt = (seat + direction) % n
         if kind == SKIP:
             seat = (nxt + direction) % n
@@ -359,7 +360,7 @@ def simulate(
         else:
             waiting = Pending("drawn_card", seat, card=forced) if forced >= 0 else None
         _leave(state, seat, direction, color, waiting)
-    return leaf_value(hands, me, seat, direction), used
+    return leaf_value(hands, me, seat, direction, mate), used
 
 
 def step(state: GameState, move: Move, seed: int = 0) -> None:
@@ -401,7 +402,9 @@ def _leave(
         state.winner = winner
 
 
-def leaf_value(hands: list[list[int]], me: int, current: int, direction: int) -> float:
+def leaf_value(
+    hands: list[list[int]], me: int, current: int, direction: int, mate: int = -1
+) -> float:
     """`me`'s chance to win a round cut short, from what every hand holds and who
     plays next: a softmax of strengths fitted on greedy and random players' games."""
     n = len(hands)
@@ -415,8 +418,8 @@ def leaf_value(hands: list[list[int]], me: int, current: int, direction: int) ->
         distance = (seat - current) * direction % n
         strength = math.exp(LEAF_WILD * wilds - LEAF_CARD * len(hand) - LEAF_TURN * distance / n)
         total += strength
-        if seat == me:
-            mine = strength
+        if seat in (me, mate):
+            mine += strength
     return mine / total
 
 

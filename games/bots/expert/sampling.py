@@ -184,8 +184,16 @@ def determinize(
     state.round = view.round
     state.dealer = view.dealer
     pending = view.pending
+    shown = view.partner if view.partner_hand else None  # a partner's hand in sight
     fixed: dict[int, list[int]] = {}
-    if pending is not None and pending.type == "challenge" and pending.previous_color >= 0:
+    if shown is not None:
+        fixed[shown] = list(view.partner_hand)
+    if (
+        pending is not None
+        and pending.type == "challenge"
+        and pending.previous_color >= 0
+        and pending.accused not in fixed
+    ):
         accused = pending.accused
         fixed[accused] = _accused_hand(
             unseen,

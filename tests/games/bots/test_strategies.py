@@ -21,6 +21,7 @@ from games.engine import (
 )
 from games.engine.cards import RED
 from games.engine.position import build_state, card_in_hand
+from tests.random_games import bots_finish
 
 ALL_RULES = Rules(
     stacking=True, seven_o=True, jump_in=True, draw_until_playable=True, force_play=True
@@ -34,18 +35,7 @@ def test_every_bot_only_ever_chooses_a_legal_move_and_finishes_games(
 ) -> None:
     # The expert simulates thousands of moves per decision: one game is enough for it.
     for seed in range(1 if strategy == "expert" else 3):
-        rng = random.Random(seed)
-        state, _ = new_game(GameConfig(3, 0, rules), seed)
-        for _ in range(3000):
-            if state.finished:
-                break
-            seat = state.to_act
-            assert seat is not None
-            move = choose(strategy, player_view(state, seat), rng)
-            assert move is not None, "the seat to act must act"
-            assert move.without_uno() in legal_moves(state, seat)
-            apply(state, seat, move)
-        assert state.finished
+        assert bots_finish(strategy, GameConfig(3, 0, rules), seed).finished
 
 
 def test_a_players_view_holds_no_other_hand() -> None:

@@ -1,0 +1,98 @@
+"""Partners over HTTP (docs/api.md, "Partners"): a table of four, 0 and 2 against 1
+and 3, created with `mode: "partners"`; it starts with every seat taken; the view
+names each seat's team and, with `partners_see_hands`, shows a player their
+partner's hand and nobody else's; the round's and the game's ends name the winning
+team; the game is rated by team, both partners moved together; a rematch keeps it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games.models import Game, Result
+from players.models import Rating
+from tests.factories import Persona, assert_error, play_out, reload
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
+
+
+def partners_table(host: Persona, guest: Persona, **settings: Any) -> str:
+    """Host (seat 0) and guest (seat 2) against a greedy bot (1) and a random one (3)."""
+    body = {"max_players": 4, "mode": "partners", "target_score": 100, **settings}
+    created = host.post("/games", body)
+    assert created.status_code == 201, created.json()
+    game_id = created.json()["id"]
+    assert host.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status_code == 201
+    assert guest.post(f"/games/{game_id}/join").status_code == 200
+    assert host.post(f"/games/{game_id}/bots", {"strategy": "random"}).status_code == 201
+    return str(game_id)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"max_players": 3, "mode": "partners"}, 422, "settings_conflict"),
+        ({"max_players": 4, "partners_see_hands": True}, 422, "settings_conflict"),
+        ({"max_players": 4, "mode": "teams"}, 400, "invalid_request"),
+    ],
+)
+def test_a_partners_table_that_is_not_one_is_refused(host, body, status, code):
+    assert_error(host.post("/games", body), status, code)
+    assert Game.objects.count() == 0
+
+
+def test_a_partners_game_starts_only_with_all_four_seats(host, guest):
+    game_id = host.post("/games", {"max_players": 4, "mode": "partners"}).json()["id"]
+    guest.post(f"/games/{game_id}/join")
+    assert_error(host.post(f"/games/{game_id}/start"), 409, "wrong_phase")
+
+
+def test_the_view_names_the_teams_and_shows_the_partner_s_hand_when_agreed(host, guest, outsider):
+    game_id = partners_table(host, guest, partners_see_hands=True)
+    view = host.post(f"/games/{game_id}/start").json()
+    assert (view["mode"], view["partners_see_hands"]) == ("partners", True)
+    assert [seat["team"] for seat in view["seats"]] == [0, 1, 0, 1]
+    game = reload(game_id)
+    hands = game.state["hands"]
+    assert [c["id"] for c in view["you"]["partner_hand"]] == hands[2]
+    theirs = guest.get(f"/games/{game_id}").json()
+    assert [c["id"] for c in theirs["you"]["partner_hand"]] == hands[0]
+    assert outsider.get(f"/games/{game_id}").json()["you"] is None
+    hidden_id = partners_table(host, guest)
+    hidden = host.post(f"/games/{hidden_id}/start").json()
+    assert hidden["you"]["partner_hand"] is None
+
+
+def test_a_partners_game_ends_with_a_team_winning_and_is_rated_by_team(host, guest):
+    game_id = partners_table(host, guest)
+    host.post(f"/games/{game_id}/start")
+    game = play_out(reload(game_id), {0: host, 2: guest})
+    assert game.status == "finished"
+    log = host.get(f"/games/{game_id}/log").json()
+    ended = next(e for e in log["events"] if e["type"] == "game_ended")
+    team = ended["data"]["team"]
+    assert team == ended["seat"] % 2
+    scores = ended["data"]["scores"]
+    assert (scores[0], scores[1]) == (scores[2], scores[3])
+    assert scores[team] >= 100
+    for event in log["events"]:
+        if event["type"] == "round_ended":
+            assert event["data"]["team"] == event["seat"] % 2
+    results = {r.seat: r for r in Result.objects.filter(game_id=game_id)}
+    assert [results[s].team for s in range(4)] == [0, 1, 0, 1]
+    assert [results[s].place for s in range(4)] == [1 if s % 2 == team else 2 for s in range(4)]
+    assert all(r.rated for r in results.values())
+    moved = [results[s].mu_after - results[s].mu_before for s in (0, 2)]
+    # Host and guest are partners: one team result moves both, the same way.
+    assert all(change > 0 for change in moved) if team == 0 else all(c < 0 for c in moved)
+    for persona in (host, guest):
+        assert Rating.objects.get(player=persona.player).games == 1
+
+
+def test_a_rematch_of_a_partners_game_is_a_partners_game(host, guest):
+    game_id = partners_table(host, guest, partners_see_hands=True)
+    host.post(f"/games/{game_id}/start")
+    play_out(reload(game_id), {0: host, 2: guest})
+    rematch = host.post(f"/games/{game_id}/rematch").json()
+    assert (rematch["mode"], rematch["partners_see_hands"]) == ("partners", True)
