@@ -73,6 +73,14 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument("--target-score", type=int, default=500, help="0 plays a single round")
     game.add_argument("--turn-timeout", type=int, default=None, help="seconds per turn")
     game.add_argument("--no-color", action="store_true", help="cards as [R5] instead of colour")
+    game.add_argument(
+        "--partners",
+        action="store_true",
+        help="against bots, 2 v 2: you and the bot across the table against the other two",
+    )
+    game.add_argument(
+        "--see-hands", action="store_true", help="with --partners: partners see each other's hand"
+    )
     find = game.add_mutually_exclusive_group()
     find.add_argument("--quick", action="store_true", help="quick match: play whoever is waiting")
     find.add_argument("--code", help="join a friend's private game by its invite code")
@@ -179,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         players=args.players,
         bots_after=args.bots_after,
         new_player=args.new_player,
+        partners=args.partners,
+        see_hands=args.see_hands,
     )
     console = Console(
         screen=Terminal(), paint=Painter(color=not args.no_color and sys.stdout.isatty())

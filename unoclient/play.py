@@ -82,6 +82,10 @@ class Options:
     bots_after: int | None = 30
     new_player: bool = False
     config: Path = field(default_factory=config_dir)
+    # Against bots: partners (you and the bot across from you against the other two),
+    # and whether partners see each other's hand.
+    partners: bool = False
+    see_hands: bool = False
 
 
 class Stream(Protocol):
@@ -95,16 +99,19 @@ class Abandoned(Exception):
 
 
 def start_game(api: Api, options: Options) -> dict[str, Any]:
-    """A game against `options.bots` bots, started."""
+    """A game against `options.bots` bots (three, as partners), started."""
+    bots = 3 if options.partners else options.bots
     body: dict[str, Any] = {
-        "max_players": options.bots + 1,
+        "max_players": bots + 1,
         "target_score": options.target_score,
         "rules": dict.fromkeys(options.rules, True),
     }
+    if options.partners:
+        body.update(mode="partners", partners_see_hands=options.see_hands)
     if options.turn_timeout is not None:
         body["turn_timeout"] = options.turn_timeout
     game = api.post("/games", body)
-    for number in range(options.bots):
+    for number in range(bots):
         strategy = options.strategies[number % len(options.strategies)]
         api.post(f"/games/{game['id']}/bots", {"strategy": strategy})
     return dict(api.post(f"/games/{game['id']}/start", seeded({})))
@@ -132,6 +139,19 @@ def show_table(view: dict[str, Any], console: Console) -> None:
         f"  going {view['direction']}  draw pile {view['draw_pile_count']}  |  {others}"
     )
     console.say(f"Your hand: {paint.cards(view['you']['hand'])}")
+    partner = partner_of(view)
+    if partner is not None:
+        name = seat_name(view["seats"], partner, me)
+        shown = view["you"].get("partner_hand")
+        held = f": {paint.cards(shown)}" if shown else ""
+        console.say(f"Your partner is {name}, across the table{held}")
+
+
+def partner_of(view: dict[str, Any]) -> int | None:
+    """The seat across the table in a partners game; None in a classic one."""
+    if view.get("mode") != "partners" or not view.get("you"):
+        return None
+    return (int(view["you"]["seat"]) + 2) % 4
 
 
 class Session:

@@ -58,12 +58,22 @@ function backs(count) {
 export function seatElement(view, s, { name, place, next, mine, extra = [] }) {
   const playing = view.status === "playing";
   const turn = playing && view.current_seat === s.seat;
+  // Partners: seats 0 and 2 against 1 and 3; the player's partner sits across.
+  const team = s.team === null || s.team === undefined ? null : s.team;
+  const partner = team !== null && !mine && view.you && view.seats[view.you.seat].team === team;
+  const shown = partner && view.you.partner_hand;
   const seat = h("li", {
-    class: `seat${turn ? " turn" : ""}${next ? " next" : ""}${mine ? " mine" : ""}`,
+    class: `seat${turn ? " turn" : ""}${next ? " next" : ""}${mine ? " mine" : ""}` +
+      `${partner ? " partner" : ""}${team !== null ? ` team-${team}` : ""}`,
     "data-seat": s.seat, "aria-current": turn ? "true" : null,
   },
   h("span", { class: "seat-name" }, ...name),
-  h("span", { class: "seat-hand" }, backs(s.card_count),
+  team !== null ? h("span", { class: `badge team team-${team}` }, partner ? text.partner : text.team(team)) : null,
+  h("span", { class: "seat-hand" },
+    shown
+      ? h("span", { class: "mini-hand partner-hand", "aria-label": text.partnerHand },
+        shown.map((card) => cardElement("span", card, { role: "img", "aria-label": text.cardName(card) })))
+      : backs(s.card_count),
     h("span", { class: "seat-cards" }, text.cards(s.card_count))),
   h("span", { class: "seat-score" }, text.points(s.score)),
   // An UNO said stands for the last card; once out, there is nothing left to say it of.

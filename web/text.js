@@ -491,6 +491,9 @@ export const text = {
   talkMuted: (until, reason) => `The staff muted your table talk${until ? ` until ${until}` : ""}` +
     `${reason ? `: ${reason}` : "."}`,
   freeTextOff: "Typed messages are off at this table: use a phrase or an emote.",
+  team: (team) => `Team ${team === 0 ? "A" : "B"}`,
+  partner: "Partner",
+  partnerHand: "Your partner's hand",
   checkThisDeal: "Check this deal",
   dealCheckExplained: "Redoes every shuffle of this game in your browser from the seeds it " +
     "reveals now that it is over: the service's, which it committed to before anyone sent theirs, " +

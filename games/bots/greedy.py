@@ -62,8 +62,8 @@ def _score_play(view: PlayerView, move: Move) -> float:
     if partner is not None and view.card_counts[partner] <= 2 and kind in (SKIP, DRAW_TWO):
         # Skipping the opponent between lands the turn on the partner about to go out.
         score += 14
-    if partner is not None and IS_WILD[card] and view.partner_hand:
-        # The colour the partner can follow with, when their hand is shown.
+    if partner is not None and IS_WILD[card] and view.partner_hand and len(view.partner_hand) <= 3:
+        # A colour the partner about to go out can follow with, when their hand is shown.
         score += 3 * sum(1 for c in view.partner_hand if COLOR_OF[c] == color_after)
     if view.rules.seven_o and NUMBER_OF[card] == 7 and move.target is not None:
         if move.target == partner:

@@ -186,3 +186,21 @@ def test_a_person_plays_by_a_server_that_answers_the_stream_with_its_opening_alo
     played = [line for line in keyboard.said if " played " in line]
     assert len(played) == game.events.filter(type="card_played").count()
     replay.verify(game)
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_partners_game_against_bots_seeing_their_partner_s_hand(
+    live, bots_in_process
+):
+    keyboard = Scripted()
+    console = Console(screen=keyboard, paint=Painter(color=False))
+    options = Options(server=live.url, name="Ann", target_score=0, partners=True, see_hands=True)
+    assert play(Api(live.url), options, console) == 0
+    game: Any = Game.objects.get()
+    assert (game.mode, game.partners_see_hands, len(game.seating)) == ("partners", True, 4)
+    assert game.status == "finished"
+    assert any(
+        line.startswith("Your partner is Bot 2 (greedy), across the table: ")
+        for line in keyboard.said
+    )
+    replay.verify(game)

@@ -30,12 +30,14 @@ from tests.support import ROOT
 from tests.web.pages import (
     DESK,
     PHONE,
+    Player,
     accessible,
     ann_and_bob,
     create,
     fits,
     new_page,
     on_the_pile,
+    play_to_the_end,
     play_until,
     sign_up,
     token_of,
@@ -459,3 +461,31 @@ CHECK_A_CHANGED_LOG = """async (log) => {
   log.deal.client_seeds[1] = "b0b0";
   try { await m.checkLog(log); return "passed"; } catch (e) { return e.step || String(e); }
 }"""
+
+
+def test_a_partners_round_is_played_by_clicking_with_the_partner_s_hand_in_sight(
+    service: Served, page: Any
+) -> None:
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
+    ann = service.client(token_of(page))
+    body = {"max_players": 4, "target_score": 0, "mode": "partners", "partners_see_hands": True}
+    game_id = ann.post("/games", body).body["id"]
+    for _ in range(3):
+        assert ann.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status == 201
+    assert ann.post(f"/games/{game_id}/start").status == 200
+    page.goto(f"{service.url}/play/games/{game_id}")
+    page.wait_for_selector(".felt .seat.partner", timeout=SHOWN_MS)
+    badges = page.locator(".felt .seat .badge.team").all_inner_texts()
+    assert sorted(badges) == ["Partner", "Team A", "Team B", "Team B"]  # yours, A
+    partner = page.locator(".felt .seat.partner")
+    assert partner.get_attribute("data-seat") == "2"
+    shown = partner.locator(".partner-hand .card").count()
+    assert shown == view_of(ann, game_id)["seats"][2]["card_count"]
+    page.screenshot(path=str(artifacts_dir() / "table-partners-desk.png"))
+    play_to_the_end([Player(page)])
+    final = view_of(ann, game_id)
+    assert final["status"] == "finished"
+    scores = [seat["score"] for seat in final["seats"]]
+    assert (scores[0], scores[1]) == (scores[2], scores[3])
