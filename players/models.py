@@ -46,6 +46,10 @@ class Player(models.Model):
     games_won = models.PositiveIntegerField(default=0)
     rounds_won = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0)
+    # Partners games are counted apart: `games_played` and `games_won` are the classic
+    # games; a partners game is won by both partners.
+    partners_games_played = models.PositiveIntegerField(default=0)
+    partners_games_won = models.PositiveIntegerField(default=0)
     # Set by an operator (`services.player_disable`): every token of the player is
     # refused, their streams end. Who did it and why are kept with it.
     disabled_at = models.DateTimeField(null=True, blank=True)

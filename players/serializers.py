@@ -115,6 +115,8 @@ def stats_json(player: Player) -> dict[str, int]:
         "games_won": player.games_won,
         "rounds_won": player.rounds_won,
         "points": player.points,
+        "partners_games_played": player.partners_games_played,
+        "partners_games_won": player.partners_games_won,
     }
 
 
@@ -123,6 +125,12 @@ class StatsOut(serializers.Serializer[Any]):
     games_won = serializers.IntegerField(min_value=0)
     rounds_won = serializers.IntegerField(min_value=0)
     points = serializers.IntegerField(min_value=0)
+    partners_games_played = serializers.IntegerField(
+        min_value=0, help_text="partners (2 v 2) games finished, counted apart from games_played"
+    )
+    partners_games_won = serializers.IntegerField(
+        min_value=0, help_text="partners games the player's team won"
+    )
 
 
 class RatingOut(serializers.Serializer[Any]):

@@ -78,7 +78,11 @@ export function showProfile(main, id, page) {
         facts([[text.gamesPlayed, String(profile.stats.games_played)],
                [text.gamesWon, String(profile.stats.games_won)],
                [text.roundsWon, String(profile.stats.rounds_won)],
-               [text.totalPoints, String(profile.stats.points)]])),
+               [text.totalPoints, String(profile.stats.points)],
+               // Partners games are counted apart, won by both partners.
+               ...(profile.stats.partners_games_played
+                 ? [[text.partnersGames, text.partnersRecord(profile.stats.partners_games_played,
+                     profile.stats.partners_games_won)]] : [])])),
       h("section", { class: "panel", "aria-labelledby": "history-title" },
         h("h2", { id: "history-title" }, text.historyTitle),
         games.results.length === 0 ? h("p", { class: "history-empty" }, text.noHistory)

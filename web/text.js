@@ -254,6 +254,8 @@ export const text = {
   statsTitle: "Games",
   gamesPlayed: "Played",
   gamesWon: "Won",
+  partnersGames: "Partners games",
+  partnersRecord: (played, won) => `${played} played, ${won} won with a partner`,
   roundsWon: "Rounds won",
   totalPoints: "Points",
   historyTitle: "History",

@@ -81,10 +81,14 @@ def bot_stats(strategy: str) -> dict[str, int]:
     finished (those a bot took over from a player count for the player), the games
     and rounds it won, and the points it scored."""
     finished = Result.objects.filter(player__isnull=True, bot=strategy)
+    classic = Q(team__isnull=True)
     totals = finished.aggregate(
-        games=Count("game", distinct=True),
-        won=Count("pk", filter=Q(place=1)),
+        games=Count("game", distinct=True, filter=classic),
+        won=Count("pk", filter=Q(place=1) & classic),
         points=Sum("points"),
+        partners=Count("game", distinct=True, filter=~classic),
+        # Both partners place first: a game won counts once.
+        partners_won=Count("game", distinct=True, filter=Q(place=1) & ~classic),
     )
     own_seat = Seat.objects.filter(
         game=OuterRef("game"), seat=OuterRef("seat"), bot=strategy, player__isnull=True
@@ -95,6 +99,8 @@ def bot_stats(strategy: str) -> dict[str, int]:
         "games_won": totals["won"] or 0,
         "rounds_won": rounds,
         "points": totals["points"] or 0,
+        "partners_games_played": totals["partners"] or 0,
+        "partners_games_won": totals["partners_won"] or 0,
     }
 
 

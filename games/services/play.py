@@ -15,7 +15,7 @@ from django.utils import timezone
 from games import engine
 from games.engine import EngineError, GameState, Move
 from games.errors import SeatTakenOver, from_engine
-from games.models import Event, Game, GameStatus
+from games.models import Event, Game, GameMode, GameStatus
 from games.ratings import writes
 from games.services.common import Outcome, _lock_game_for, _seats, _timed_out_seat_of
 from games.services.saving import commit_change
@@ -119,6 +119,15 @@ def _add_to_player_totals(game: Game, events: Sequence[engine.Event]) -> None:
                 Player.objects.filter(pk=winner).update(
                     rounds_won=F("rounds_won") + 1, points=F("points") + event.data["points"]
                 )
+        elif event.type == "game_ended" and game.mode == GameMode.PARTNERS:
+            team = event.data["winner"] % 2
+            Player.objects.filter(pk__in=game.human_player_ids()).update(
+                partners_games_played=F("partners_games_played") + 1
+            )
+            winners = [_human_at(game, seat) for seat in range(team, len(game.seating), 2)]
+            Player.objects.filter(pk__in=[w for w in winners if w is not None]).update(
+                partners_games_won=F("partners_games_won") + 1
+            )
         elif event.type == "game_ended":
             Player.objects.filter(pk__in=game.human_player_ids()).update(
                 games_played=F("games_played") + 1

@@ -96,3 +96,18 @@ def test_a_rematch_of_a_partners_game_is_a_partners_game(host, guest):
     play_out(reload(game_id), {0: host, 2: guest})
     rematch = host.post(f"/games/{game_id}/rematch").json()
     assert (rematch["mode"], rematch["partners_see_hands"]) == ("partners", True)
+
+
+def test_partners_games_are_counted_apart_in_the_profile_and_won_by_both(host, guest):
+    game_id = partners_table(host, guest)
+    host.post(f"/games/{game_id}/start")
+    game = play_out(reload(game_id), {0: host, 2: guest})
+    won = game.winner is not None and game.winner % 2 == 0
+    for persona in (host, guest):
+        stats = host.get(f"/players/{persona.player.pk}").json()["stats"]
+        assert (stats["games_played"], stats["games_won"]) == (0, 0)
+        assert stats["partners_games_played"] == 1
+        assert stats["partners_games_won"] == int(won)
+    greedy = host.get("/players/bot:greedy").json()["stats"]
+    assert greedy["partners_games_played"] == 1
+    assert greedy["partners_games_won"] == int(not won)

@@ -79,7 +79,14 @@ def test_a_bot_strategy_has_a_profile_of_its_own(host, guest):
         None,
     )
     assert body["rating"]["games"] == 1
-    assert body["stats"] == {"games_played": 1, "games_won": 0, "rounds_won": 0, "points": 0}
+    assert body["stats"] == {
+        "games_played": 1,
+        "games_won": 0,
+        "rounds_won": 0,
+        "points": 0,
+        "partners_games_played": 0,
+        "partners_games_won": 0,
+    }
     never = guest.get("/players/bot:expert").json()
     assert never["rating"] == DEFAULT
 

@@ -13,7 +13,14 @@ from games.models import Game
 from players.models import Player
 from tests.factories import API, Persona, assert_error, put_state, start_game
 
-STATS_KEYS = {"games_played", "games_won", "rounds_won", "points"}
+STATS_KEYS = {
+    "games_played",
+    "games_won",
+    "rounds_won",
+    "points",
+    "partners_games_played",
+    "partners_games_won",
+}
 
 
 def create_player(client: APIClient, body: Any, **headers: str) -> Any:
@@ -217,12 +224,16 @@ def test_me_counts_a_won_single_round_game_for_the_winner_and_a_played_one_for_t
         "games_won": 1,
         "rounds_won": 1,
         "points": points,
+        "partners_games_played": 0,
+        "partners_games_won": 0,
     }
     assert guest.get("/players/me").json()["stats"] == {
         "games_played": 1,
         "games_won": 0,
         "rounds_won": 0,
         "points": 0,
+        "partners_games_played": 0,
+        "partners_games_won": 0,
     }
 
 
@@ -235,6 +246,8 @@ def test_me_counts_a_won_round_before_the_game_is_over(host, guest):
         "games_won": 0,
         "rounds_won": 1,
         "points": points,
+        "partners_games_played": 0,
+        "partners_games_won": 0,
     }
     assert guest.get("/players/me").json()["stats"] == dict.fromkeys(STATS_KEYS, 0)
 
