@@ -249,7 +249,12 @@ def _replay(
     from games.engine.replay import LoggedEvent, ReplayMismatch, replay
 
     game = log["game"]
-    config = GameConfig(len(game["players"]), game["target_score"], Rules.from_json(game["rules"]))
+    config = GameConfig(
+        len(game["players"]),
+        game["target_score"],
+        Rules.from_json(game["rules"]),
+        mode=game.get("mode", "classic"),  # whether partners see hands changes no event
+    )
     logged = [
         LoggedEvent(e["seq"], e["type"], e["seat"], e["round"], stored_data(e["data"]))
         for e in log["events"]

@@ -130,14 +130,18 @@ function points(card) {
   return card.kind === "wild" || card.kind === "wild_draw_four" ? 50 : 20;
 }
 
-// A round's end adds up: the winner scores what every other hand holds, and every
-// total is the last one plus that.
-function checkScores(event, totals) {
+// A round's end adds up: the winner scores what every other hand holds (in partners,
+// what both opponents hold, and the partners share the total), and every total is
+// the last one plus that.
+function checkScores(event, totals, partners) {
   const hands = event.data.hands || {};
-  const scored = Object.values(hands).flat().reduce((sum, card) => sum + points(card), 0);
+  const scores = (seat) => !partners || seat % 2 !== event.seat % 2;
+  const scored = Object.entries(hands).filter(([seat]) => scores(Number(seat)))
+    .flatMap(([, hand]) => hand).reduce((sum, card) => sum + points(card), 0);
   const step = `round ${event.round}'s scores (seq ${event.seq})`;
   if (scored !== event.data.points) throw new Failed(step, `the hands left are worth ${scored}, the log scores ${event.data.points}`);
-  const expected = totals.map((total, seat) => total + (seat === event.seat ? scored : 0));
+  const gains = (seat) => (partners ? seat % 2 === event.seat % 2 : seat === event.seat);
+  const expected = totals.map((total, seat) => total + (gains(seat) ? scored : 0));
   if (expected.join() !== (event.data.scores || []).join()) throw new Failed(step, `the totals should be [${expected}], the log says [${event.data.scores}]`);
   return expected;
 }
@@ -233,7 +237,7 @@ export async function checkLog(log, say = () => {}) {
     } else if (current && event.type === "cards_drawn") {
       for (const card of event.data.cards || []) await current.drawn(idOf(card), event.seq);
     } else if (event.type === "round_ended") {
-      totals = checkScores(event, totals);
+      totals = checkScores(event, totals, log.game.mode === "partners");
     }
   }
   if (current) shuffles += current.shuffles;

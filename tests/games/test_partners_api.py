@@ -13,6 +13,7 @@ import pytest
 from games.models import Game, Result
 from players.models import Rating
 from tests.factories import Persona, assert_error, play_out, reload
+from unoclient import verify
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
 
@@ -88,6 +89,10 @@ def test_a_partners_game_ends_with_a_team_winning_and_is_rated_by_team(host, gue
     assert all(change > 0 for change in moved) if team == 0 else all(c < 0 for c in moved)
     for persona in (host, guest):
         assert Rating.objects.get(player=persona.player).games == 1
+    # The fair-deal verifier redoes a partners game as the rules scored it.
+    said: list[str] = []
+    verify.check(log, said.append)
+    assert any("final scores" in line for line in said)
 
 
 def test_a_rematch_of_a_partners_game_is_a_partners_game(host, guest):

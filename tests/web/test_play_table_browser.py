@@ -489,3 +489,6 @@ def test_a_partners_round_is_played_by_clicking_with_the_partner_s_hand_in_sight
     assert final["status"] == "finished"
     scores = [seat["score"] for seat in final["seats"]]
     assert (scores[0], scores[1]) == (scores[2], scores[3])
+    # The deal's check adds a partners round up as the team scored it.
+    page.click("button.check-deal", timeout=SHOWN_MS)
+    page.wait_for_selector(".deal-check-verdict.holds", timeout=SHOWN_MS)
