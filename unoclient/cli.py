@@ -156,7 +156,7 @@ def verify(args: argparse.Namespace) -> int:
     except ApiError as error:
         print(f"The server said: {error.message}", file=sys.stderr)
         return 1
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
         print(f"Not a log this can read: {error}", file=sys.stderr)
         return 1
     except checking.Failed as failed:

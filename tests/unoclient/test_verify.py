@@ -39,3 +39,14 @@ def test_verify_of_a_running_game_says_there_is_nothing_to_check_yet(
 def test_verify_wants_a_game_or_a_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify"]) == 2
     assert "GAME_ID or --file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "{}", "not json", '{"complete": true, "deal": 5}'])
+def test_verify_of_a_file_that_is_no_log_says_so(
+    text: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "log.json"
+    saved.write_text(text)
+    assert main(["verify", "--file", str(saved)]) == 1
+    said = capsys.readouterr()
+    assert "Not a log this can read" in said.err or "FAILED at" in said.out
