@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine import SEED_BITS, GameState
+from games.engine import GameState
 from games.engine import rng as engine_rng
 from games.models import Game
 from games.replay import client_seeds_of, round_seeds, seed_bits_of
-
-
-def _bits(game: Game) -> int:
-    # A game that has not started is dealt, when it starts, with today's width.
-    return SEED_BITS if game.state is None else seed_bits_of(game)
 
 
 def deal_seed(game: Game) -> int | str:
@@ -22,12 +17,12 @@ def deal_seed(game: Game) -> int | str:
 
 
 def algorithm(game: Game) -> str:
-    return engine_rng.algorithm_of(deal_seed(game), _bits(game))
+    return engine_rng.algorithm_of(deal_seed(game), seed_bits_of(game))
 
 
 def commitment(game: Game) -> str:
     """Fixed at the creation: the seed it hashes never changes."""
-    return engine_rng.commitment(deal_seed(game), _bits(game))
+    return engine_rng.commitment(deal_seed(game), seed_bits_of(game))
 
 
 def client_seed_of(game: Game, seat: int | None, state: GameState | None) -> str | None:

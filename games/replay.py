@@ -9,7 +9,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import LEGACY_SEED_BITS, GameConfig, GameState, Rules, fair, round_seed
+from games.engine import (
+    LEGACY_SEED_BITS,
+    SEED_BITS,
+    GameConfig,
+    GameState,
+    Rules,
+    fair,
+    round_seed,
+)
 from games.engine.replay import LoggedEvent, ReplayMismatch, replay
 from games.engine.views import table_view
 from games.engine.vocabulary import is_event_type
@@ -42,11 +50,12 @@ def config_of(game: Game) -> GameConfig:
 
 
 def seed_bits_of(game: Game) -> int:
-    """How wide the round seeds of a started game are: 53 bits since seeds became
-    exact in every JSON parser, 63 for games dealt before (their snapshot has no
-    `seed_bits`)."""
-    state = game.state or {}
-    return int(state.get("seed_bits", LEGACY_SEED_BITS))
+    """How wide the round seeds of a game are: 53 bits since seeds became exact in
+    every JSON parser (a game not started yet is dealt so), 63 for games dealt before
+    (their snapshot has no `seed_bits`)."""
+    if game.state is None:
+        return SEED_BITS
+    return int(game.state.get("seed_bits", LEGACY_SEED_BITS))
 
 
 def client_seeds_of(game: Game) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 import struct
 from collections.abc import Sequence
@@ -24,7 +25,8 @@ MAX_CLIENT_SEED_LENGTH: Final = 64
 _WORD = 2**32
 _BLOCK_WORDS: Final = 8  # one HMAC-SHA256 block is 32 bytes: eight 32-bit words
 _PREFIX: Final = ALGORITHM.encode()
-_HEX_DIGITS: Final = frozenset("0123456789abcdef")
+_SERVER_SEED: Final = re.compile(r"[0-9a-f]{64}")
+_CLIENT_SEED: Final = re.compile(r"[0-9a-f]{1,64}")
 
 
 class DealError(ValueError):
@@ -42,12 +44,9 @@ def new_client_seed() -> str:
 
 
 def server_seed_bytes(server_seed: str) -> bytes:
-    if len(server_seed) != 2 * SERVER_SEED_BYTES or server_seed.lower() != server_seed:
+    if not _SERVER_SEED.fullmatch(server_seed):
         raise DealError("a server seed is 64 lowercase hex digits")
-    try:
-        return bytes.fromhex(server_seed)
-    except ValueError:
-        raise DealError("a server seed is 64 lowercase hex digits") from None
+    return bytes.fromhex(server_seed)
 
 
 def client_seed_problem(client_seed: str) -> str | None:
@@ -56,8 +55,22 @@ def client_seed_problem(client_seed: str) -> str | None:
     which shows every seed to everyone once the game is over, carries no words."""
     if not 1 <= len(client_seed) <= MAX_CLIENT_SEED_LENGTH:
         return f"must be 1 to {MAX_CLIENT_SEED_LENGTH} characters"
-    if not all(ch in _HEX_DIGITS for ch in client_seed):
+    if not _CLIENT_SEED.fullmatch(client_seed):
         return "may hold lowercase hex digits only (0-9, a-f)"
+    return None
+
+
+def deal_problem(server_seed: str, client_seeds: Sequence[str], seats: int) -> str | None:
+    """Why these are not the seeds of a deal for `seats` seats (None when they are):
+    a server seed, and a client seed per seat, empty for a bot's. Checked with every
+    table read back, so it stays a few regular expressions."""
+    if not _SERVER_SEED.fullmatch(server_seed):
+        return "a server seed is 64 lowercase hex digits"
+    if len(client_seeds) != seats:
+        return f"a {ALGORITHM} deal needs one client seed per seat"
+    for seed in client_seeds:
+        if not isinstance(seed, str) or (seed and not _CLIENT_SEED.fullmatch(seed)):
+            return "a client seed is 1 to 64 lowercase hex digits"
     return None
 
 

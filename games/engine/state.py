@@ -195,14 +195,9 @@ class GameState:
     ) -> None:
         n = config.players
         if isinstance(seed, str):
-            try:
-                fair.server_seed_bytes(seed)
-            except fair.DealError as error:
-                raise InvalidConfig(str(error)) from None
-            if len(client_seeds) != n or not all(isinstance(c, str) for c in client_seeds):
-                raise InvalidConfig(f"a {fair.ALGORITHM} deal needs one client seed per seat")
-            if any(c and fair.client_seed_problem(c) for c in client_seeds):
-                raise InvalidConfig("a client seed is 1 to 64 lowercase hex digits")
+            problem = fair.deal_problem(seed, client_seeds, n)
+            if problem is not None:
+                raise InvalidConfig(problem)
         elif client_seeds:
             raise InvalidConfig("client seeds take part only in a deal from a server seed")
         self.config = config
