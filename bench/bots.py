@@ -2,12 +2,14 @@
 
     python -m bench.bots --players 2 --games 4000 expert greedy [--first-game N] [--json]
     python -m bench.bots --mode partners [--see-hands] --games 2000 greedy random
+    python -m bench.bots --deck modern_112 [--wild-customizable EFFECT] expert greedy
 
 The first strategy plays one seat and is measured; the second fills every other
 seat; the measured seat rotates from game to game. In `--mode partners` (four seats) the
 first strategy plays a team, both seats across from each other, the second the other
 team; a game won by either partner counts for the team, a fair share is one half,
-and `--see-hands` lets partners see each other's hand. Game i is dealt from a seed made
+and `--see-hands` lets partners see each other's hand. `--deck modern_112` plays the
+112-card deck, its Wild Customizable doing `--wild-customizable`. Game i is dealt from a seed made
 of i alone, and each seat draws its choices from a stream of its own, so two runs
 over the same games compare strategies on the same deals and on the same luck of
 the other seats until the measured seat's play makes the games differ;
@@ -40,7 +42,8 @@ from games.engine import (
     new_game,
     player_view,
 )
-from games.engine.state import MODES, Mode
+from games.engine.cards import DECKS
+from games.engine.state import CUSTOM_EFFECTS, MODES, Mode
 
 MAX_STEPS = 100_000
 
@@ -60,13 +63,13 @@ def play_game(
     seed: int,
     measured: int,
     tally: Tally,
-    mode: Mode = "classic",
-    see_hands: bool = False,
+    table: Table | None = None,
 ) -> int:
-    """Play one game; returns the winning seat. Times the measured seat's decisions."""
+    """Play one game of the config `table` completes (mode, deck and their options);
+    returns the winning seat. Times the measured seat's decisions."""
     rngs = [random.Random(seed * 7919 + seat) for seat in range(len(strategies))]
     # In memory only: the 63-bit round seeds of the deals the published rates come from.
-    config = GameConfig(len(strategies), target_score, mode=mode, partners_see_hands=see_hands)
+    config = GameConfig(len(strategies), target_score, **(table or {}))
     state, history = new_game(config, seed, seed_bits=LEGACY_SEED_BITS)
     for _ in range(MAX_STEPS):
         if state.finished:
@@ -128,11 +131,14 @@ def _decide(
     return move
 
 
-Chunk = tuple[str, str, int, int, list[int], Mode, bool]
+# GameConfig's keywords beyond seats and target: mode, partners_see_hands, deck, ...
+Table = dict[str, Any]
+Chunk = tuple[str, str, int, int, list[int], Table]
 
 
 def _run_chunk(args: Chunk) -> Tally:
-    first, second, players, target_score, games, mode, see_hands = args
+    first, second, players, target_score, games, table = args
+    mode = table.get("mode", "classic")
     tally = Tally()
     for index in games:
         strategies = [second] * players
@@ -143,7 +149,7 @@ def _run_chunk(args: Chunk) -> Tally:
             measured = index % players
             strategies[measured] = first
         seed = 1_000_003 * index + 17
-        winner = play_game(strategies, target_score, seed, measured, tally, mode, see_hands)
+        winner = play_game(strategies, target_score, seed, measured, tally, table)
         tally.games += 1
         tally.wins += winner % 2 == measured if mode == "partners" else winner == measured
     return tally
@@ -169,11 +175,16 @@ def run(
     first_game: int = 0,
     mode: Mode = "classic",
     see_hands: bool = False,
+    deck: str = "classic_108",
+    wild_customizable: str = "wild",
 ) -> dict[str, Any]:
     end = first_game + games
     chunks = [list(range(first_game + w, end, workers)) for w in range(workers)]
     started = time.perf_counter()
-    jobs: list[Chunk] = [(first, second, players, target_score, c, mode, see_hands) for c in chunks]
+    table: Table = {"mode": mode, "partners_see_hands": see_hands, "deck": deck}
+    if deck == "modern_112":
+        table["wild_customizable"] = wild_customizable
+    jobs: list[Chunk] = [(first, second, players, target_score, c, table) for c in chunks]
     if workers == 1:
         tallies = [_run_chunk(jobs[0])]
     else:
@@ -199,11 +210,18 @@ def run(
         "ci_high": round(high, 4),
         "mode": mode,
         "see_hands": see_hands,
+        "deck": deck,
+        "wild_customizable": wild_customizable if deck == "modern_112" else None,
         "fair_share": 0.5 if mode == "partners" else round(1 / players, 4),
         "mean_decision_ms": round(1000 * total.decision_seconds / max(total.decisions, 1), 3),
         "max_decision_ms": round(1000 * total.slowest, 1),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def _deck_words(result: dict[str, Any]) -> str:
+    effect = result["wild_customizable"]
+    return f"112 cards, Wild Customizable {effect}, " if effect else ""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,6 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--mode", choices=MODES, default="classic")
     parser.add_argument("--see-hands", action="store_true", help="partners see each other's hand")
+    parser.add_argument("--deck", choices=DECKS, default="classic_108")
+    parser.add_argument("--wild-customizable", choices=CUSTOM_EFFECTS, default="wild")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     players = 4 if args.mode == "partners" else args.players
@@ -232,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
         args.first_game,
         args.mode,
         args.see_hands,
+        args.deck,
+        args.wild_customizable,
     )
     if args.json:
         print(json.dumps(result))
@@ -240,6 +262,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{result['strategy']} vs {result['against']} ({result['players']} players, "
         f"{'partners, ' if result['mode'] == 'partners' else ''}"
         f"{'hands shown, ' if result['see_hands'] else ''}"
+        f"{_deck_words(result)}"
         f"{result['games']} games from game {result['first_game']}): "
         f"win rate {result['win_rate']:.1%} "
         f"(95% CI {result['ci_low']:.1%} to {result['ci_high']:.1%}; fair share "

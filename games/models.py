@@ -15,6 +15,8 @@ from django.conf import settings
 from django.db import models
 
 from games.engine import GameState
+from games.engine.cards import DECKS
+from games.engine.state import CUSTOM_EFFECTS, SHUFFLE_HANDS_LAST_CARD
 from games.fields import OpaqueJSONField
 from players.models import Player, PlayerSession
 
@@ -62,6 +64,11 @@ class GameMode(models.TextChoices):
     PARTNERS = "partners"
 
 
+def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    """A field's choices from the engine's names of them."""
+    return [(value, value) for value in values]
+
+
 class Visibility(models.TextChoices):
     PUBLIC = "public"
     PRIVATE = "private"
@@ -94,6 +101,15 @@ class Game(models.Model):
     # 0 and 2 against 1 and 3; `partners_see_hands` shows each partner the other's hand.
     mode = models.CharField(max_length=8, choices=GameMode.choices, default=GameMode.CLASSIC)
     partners_see_hands = models.BooleanField(default=False)
+    # The classic 108 cards or the modern 112 (docs/rules.md), with what the modern
+    # deck's Wild Shuffle Hands does as a last card and its Wild Customizable does.
+    deck = models.CharField(max_length=12, choices=_choices(DECKS), default="classic_108")
+    shuffle_hands_last_card = models.CharField(
+        max_length=8, choices=_choices(SHUFFLE_HANDS_LAST_CARD), default="redeal"
+    )
+    wild_customizable = models.CharField(
+        max_length=20, choices=_choices(CUSTOM_EFFECTS), default="wild"
+    )
     # The integer a Mersenne Twister deal comes from (`mt19937/53`: a seed chosen by
     # staff, and every game dealt before `uno-deal/1`); for a game with a server
     # seed, what its bots' own generators are seeded from.
@@ -164,6 +180,9 @@ class Game(models.Model):
     # on, e.g. "4:500:jump_in,stacking" (seats, target score, the house rules on);
     # NULL for every other game, which quick match never joins.
     match_key = models.CharField(max_length=128, null=True, blank=True, db_index=True)  # noqa: DJ001
+    # A partners quick-match game: who asked to play with whom, by player id (each
+    # of a duo names the other); the deal seats each duo across the table.
+    duos = models.JSONField(default=dict, blank=True)
     # While a quick-match game waits: when its empty seats go to bots and it starts
     # (its first seat's time plus the creator's `bots_after`); NULL for never.
     bots_at = models.DateTimeField(null=True, blank=True, db_index=True)

@@ -79,6 +79,7 @@ def game_view(
         "free_text": game.free_text,
         "mode": game.mode,
         "partners_see_hands": game.partners_see_hands,
+        **deck_json(game),
         "deal_algorithm": deals.algorithm(game),
         "deal_commitment": deals.commitment(game),
         "bots_at": (
@@ -161,6 +162,17 @@ def _rematch_json(game: Game) -> str | None:
     return None if game.rematch_id is None else str(game.rematch_id)
 
 
+def deck_json(game: Game) -> dict[str, Any]:
+    """The deck, and what its modern cards do (null for the classic deck, which has
+    none of them)."""
+    modern = game.deck == "modern_112"
+    return {
+        "deck": game.deck,
+        "shuffle_hands_last_card": game.shuffle_hands_last_card if modern else None,
+        "wild_customizable": game.wild_customizable if modern else None,
+    }
+
+
 def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
     """A lobby row: the game without its table, and whose turn it is (as the view
     shows it), with whether that is `viewer`'s."""
@@ -175,6 +187,7 @@ def game_summary(game: Game, viewer: Player) -> dict[str, Any]:
         "max_players": game.max_players,
         "target_score": game.target_score,
         "mode": game.mode,
+        **deck_json(game),
         "rules": game.rules,
         "visibility": game.visibility,
         **_rated_json(game),

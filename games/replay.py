@@ -46,6 +46,9 @@ def config_of(game: Game) -> GameConfig:
         Rules.from_json(game.rules),
         game.mode,  # type: ignore[arg-type]
         game.partners_see_hands,
+        game.deck,  # type: ignore[arg-type]
+        game.shuffle_hands_last_card,  # type: ignore[arg-type]
+        game.wild_customizable,  # type: ignore[arg-type]
     )
 
 

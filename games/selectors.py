@@ -343,6 +343,15 @@ def quick_match_candidates(key: str, *, limit: int) -> list[Game]:
     return fastsql.select_where(Game, equal, order_by=("created_at", "id"), limit=limit, lock=True)
 
 
+def quick_matches_seating(key: str, player_ids: Sequence[str]) -> list[Game]:
+    """The waiting public quick-match games of `key` where any of `player_ids` sits,
+    oldest first, locked (``FOR UPDATE``) in that order."""
+    equal = {"status": GameStatus.WAITING, "match_key": key, "visibility": Visibility.PUBLIC}
+    seated = Seat.objects.filter(player_id__in=player_ids, bot__isnull=True).values("game_id")
+    rows = Game.objects.filter(**equal, pk__in=seated).order_by("created_at", "id")
+    return list(rows.select_for_update(of=("self",)))
+
+
 def overdue_quick_matches(now: dt.datetime, *, limit: int = 200) -> list[tuple[uuid.UUID, int]]:
     """(id, version) of waiting quick-match games whose bots are due."""
     rows = Game.objects.filter(status=GameStatus.WAITING, bots_at__lte=now)

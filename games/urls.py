@@ -17,6 +17,7 @@ urlpatterns = [
     path("games/<str:game_id>/join", lobby.GameJoinView.as_view(), name="game-join"),
     path("games/<str:game_id>/bots", lobby.GameBotsView.as_view(), name="game-bots"),
     path("games/<str:game_id>/start", lobby.GameStartView.as_view(), name="game-start"),
+    path("games/<str:game_id>/seating", lobby.GameSeatingView.as_view(), name="game-seating"),
     path("games/<str:game_id>/leave", lobby.GameLeaveView.as_view(), name="game-leave"),
     path("games/<str:game_id>/resume", play.GameResumeView.as_view(), name="game-resume"),
     path("games/<str:game_id>/rematch", lobby.GameRematchView.as_view(), name="game-rematch"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import fields, replace
+from typing import Any
 
 from games.engine import (
     Event,
@@ -23,13 +24,20 @@ ALL_HOUSE_RULES = Rules(**dict.fromkeys(RULE_NAMES, True))
 
 
 def play_random_game(
-    seed: int, rng: random.Random, *, rules: Rules | None = None
+    seed: int,
+    rng: random.Random,
+    *,
+    rules: Rules | None = None,
+    players: int | None = None,
+    **table: Any,
 ) -> tuple[GameConfig, GameState, list[Event]]:
     """A whole game with random players, house rules (each on by chance unless given),
-    out-of-turn moves and timeouts."""
+    out-of-turn moves and timeouts, at a table of 2 to 10 seats (unless `players`
+    says); `table` holds more of the config (the deck, its options)."""
     if rules is None:
         rules = Rules(**{name: rng.random() < 0.3 for name in RULE_NAMES})
-    config = GameConfig(rng.randint(2, 10), rng.choice([0, 0, 0, 100]), rules)
+    seats = rng.randint(2, 10) if players is None else players
+    config = GameConfig(seats, rng.choice([0, 0, 0, 100]), rules, **table)
     state, events = new_game(config, seed)
     for _ in range(20_000):
         if state.finished:

@@ -14,7 +14,7 @@ from unoclient import verify as checking
 from unoclient.api import Api, ApiError
 from unoclient.identity import config_dir, link_email, login_name, sign_in_by_email
 from unoclient.play import Console, Options, play
-from unoclient.render import Painter
+from unoclient.render import CUSTOMIZABLE, Painter
 from unoclient.terminal import Terminal
 
 HOUSE_RULES = ("stacking", "seven_o", "jump_in", "draw_until_playable", "force_play")
@@ -80,6 +80,25 @@ def parser() -> argparse.ArgumentParser:
     )
     game.add_argument(
         "--see-hands", action="store_true", help="with --partners: partners see each other's hand"
+    )
+    game.add_argument(
+        "--deck",
+        choices=tuple(checking.DECKS),
+        default="classic_108",
+        help="against bots: the classic 108 cards, or the modern 112 with Wild Shuffle Hands "
+        "and Wild Customizable",
+    )
+    game.add_argument(
+        "--wild-customizable",
+        choices=tuple(CUSTOMIZABLE),
+        default="wild",
+        help="with --deck modern_112: what the Wild Customizable cards do",
+    )
+    game.add_argument(
+        "--shuffle-hands-last-card",
+        choices=("redeal", "wins"),
+        default="redeal",
+        help="with --deck modern_112: a last Wild Shuffle Hands is dealt out, or goes out",
     )
     find = game.add_mutually_exclusive_group()
     find.add_argument("--quick", action="store_true", help="quick match: play whoever is waiting")
@@ -189,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         new_player=args.new_player,
         partners=args.partners,
         see_hands=args.see_hands,
+        deck=args.deck,
+        shuffle_hands_last_card=args.shuffle_hands_last_card,
+        wild_customizable=args.wild_customizable,
     )
     console = Console(
         screen=Terminal(), paint=Painter(color=not args.no_color and sys.stdout.isatty())

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from unoclient.api import Api, ApiError, _api_error
 from unoclient.identity import config_dir, login_name, sign_in
 from unoclient.render import (
+    CUSTOMIZABLE,
     Painter,
     clock_time,
     describe_event,
@@ -86,6 +87,10 @@ class Options:
     # and whether partners see each other's hand.
     partners: bool = False
     see_hands: bool = False
+    # Against bots: the deck (classic_108 or modern_112) and its two options.
+    deck: str = "classic_108"
+    shuffle_hands_last_card: str = "redeal"
+    wild_customizable: str = "wild"
 
 
 class Stream(Protocol):
@@ -108,6 +113,12 @@ def start_game(api: Api, options: Options) -> dict[str, Any]:
     }
     if options.partners:
         body.update(mode="partners", partners_see_hands=options.see_hands)
+    if options.deck == "modern_112":
+        body.update(
+            deck=options.deck,
+            shuffle_hands_last_card=options.shuffle_hands_last_card,
+            wild_customizable=options.wild_customizable,
+        )
     if options.turn_timeout is not None:
         body["turn_timeout"] = options.turn_timeout
     game = api.post("/games", body)
@@ -145,6 +156,11 @@ def show_table(view: dict[str, Any], console: Console) -> None:
         shown = view["you"].get("partner_hand")
         held = f": {paint.cards(shown)}" if shown else ""
         console.say(f"Your partner is {name}, across the table{held}")
+    if view.get("deck") == "modern_112":
+        effect = CUSTOMIZABLE.get(view.get("wild_customizable") or "wild", "")
+        last = view.get("shuffle_hands_last_card")
+        ending = "goes out" if last == "wins" else "is dealt out too"
+        console.say(f"112 cards: Wild Customizable = {effect}; a last Shuffle Hands {ending}")
 
 
 def partner_of(view: dict[str, Any]) -> int | None:

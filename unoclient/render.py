@@ -23,6 +23,15 @@ REASONS = {
     "uno_penalty": " (UNO penalty)",
     "stack": " (the stack)",
     "first_card": " (first card)",
+    "wild_customizable": " (Wild Customizable)",
+}
+# What the Wild Customizable does at a 112-card table, as the table line says it.
+CUSTOMIZABLE = {
+    "wild": "a plain Wild",
+    "everyone_draws_one": "everyone else draws one",
+    "swap_hands": "swap hands with a seat you name",
+    "discard_color": "discard every card of the colour you name",
+    "skip_everyone": "skip everyone, play again",
 }
 
 
@@ -82,6 +91,7 @@ def describe_event(
         "player_skipped": f"{who} lost a turn",
         "game_started": "The game starts",
         "player_left": f"{who} left",
+        "seats_arranged": "The host arranged the seats",
         "game_resumed": "The game goes on",
     }
     if kind in simple:
@@ -114,6 +124,12 @@ def describe_event(
         return f"{seat_name(seats, data['by'], me)} challenged {who}'s Wild Draw Four: {verdict}"
     if kind == "hand_revealed" and "hand" in data:
         return f"{who} showed you: {paint.cards(data['hand'])}"
+    if kind == "hands_shuffled":
+        counts = ", ".join(f"{seat_name(seats, s, me)} {n}" for s, n in enumerate(data["counts"]))
+        mine = f"; your new hand: {paint.cards(data['hand'])}" if "hand" in data else ""
+        return f"{who} shuffled every hand and dealt them out ({counts}){mine}"
+    if kind == "cards_discarded":
+        return f"{who} discarded {paint.cards(data['cards'])}"
     if kind == "hands_swapped":
         if "with" in data:
             return f"{who} swapped hands with {seat_name(seats, data['with'], me)}"

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 ALGORITHM = "uno-deal/1"
-DECK = 108
-FIRST_WILD_DRAW_FOUR = 104
+DECKS = {"classic_108": 108, "modern_112": 112}
+WILD_DRAW_FOURS = range(104, 108)  # turned up first, they go back and are shuffled in
 HAND = 7
 
 
@@ -100,9 +100,12 @@ def _card(value: Any) -> int:
     return int(value["id"]) if isinstance(value, dict) else int(value)
 
 
-def follow_the_cards(events: list[dict[str, Any]], keys: list[bytes], seats: int) -> int:
-    """Check every dealt, turned and drawn card against the round's shuffles; the
-    number of shuffles checked."""
+def follow_the_cards(
+    events: list[dict[str, Any]], keys: list[bytes], seats: int, deck: int = 108
+) -> int:
+    """Check every dealt, turned and drawn card, and every hand a Wild Shuffle Hands
+    dealt, against the round's shuffles of a `deck` of 108 or 112 cards; the number of
+    shuffles checked."""
     current: Round | None = None
     total = 0
     for event in events:
@@ -120,39 +123,63 @@ def follow_the_cards(events: list[dict[str, Any]], keys: list[bytes], seats: int
                 raise Failed(f"round {number}", "no revealed round seed for it")
             total += current.shuffles if current else 0
             current = Round(number, keys[number - 1])
-            _check_deal(current, data, seats, seq)
+            _check_deal(current, data, seats, seq, deck)
         elif current is None:
             continue
         elif kind == "card_played":
             assert current.discard is not None
             current.discard.append(_card(data["card"]))
+        elif kind == "cards_discarded":  # under the Wild Customizable just played
+            assert current.discard is not None
+            current.discard[-1:-1] = [_card(card) for card in data["cards"]]
         elif kind == "cards_drawn":
             for card in data.get("cards", []):
                 _check_draw(current, _card(card), seq)
+        elif kind == "hands_shuffled":
+            _check_hands_shuffled(current, event, seats, deck)
     return total + (current.shuffles if current else 0)
 
 
-def _check_deal(current: Round, data: dict[str, Any], seats: int, seq: int) -> None:
+def _check_hands(step: str, logged: Any, hands: list[list[int]]) -> None:
+    """The logged hands by seat (a map from seat, or a list) are `hands`."""
+    for seat, hand in enumerate(hands):
+        got = [_card(c) for c in logged[str(seat)]] if isinstance(logged, dict) else logged[seat]
+        if got != hand:
+            raise Failed(step, f"seat {seat} was dealt {got}, the shuffle deals {hand}")
+
+
+def _check_deal(current: Round, data: dict[str, Any], seats: int, seq: int, size: int) -> None:
     step = f"round {current.number}, the deal (seq {seq})"
-    deck = current.shuffled(list(range(DECK)))
+    deck = current.shuffled(list(range(size)))
     dealer = int(data["dealer"])
     hands: list[list[int]] = [[] for _ in range(seats)]
     for _ in range(HAND):
         for offset in range(1, seats + 1):
             hands[(dealer + offset) % seats].append(deck.pop())
-    logged = data["hands"]
-    for seat in range(seats):
-        got = [_card(c) for c in logged[str(seat)]] if isinstance(logged, dict) else logged[seat]
-        if got != hands[seat]:
-            raise Failed(step, f"seat {seat} was dealt {got}, the shuffle deals {hands[seat]}")
+    _check_hands(step, data["hands"], hands)
     top = deck.pop()
-    while top >= FIRST_WILD_DRAW_FOUR:
+    while top in WILD_DRAW_FOURS:
         deck.append(top)
         current.shuffled(deck)
         top = deck.pop()
     if _card(data["top_card"]) != top:
         raise Failed(step, f"the first card is {_card(data['top_card'])}, the shuffle turns {top}")
     current.draw, current.discard = deck, [top]
+
+
+def _check_hands_shuffled(current: Round, event: dict[str, Any], seats: int, size: int) -> None:
+    """A Wild Shuffle Hands: every card in a hand (neither in the draw pile nor on the
+    discards) in the order of their ids, shuffled by the round's next shuffle, dealt
+    one at a time from the seat left of its player."""
+    assert current.draw is not None
+    assert current.discard is not None
+    step = f"round {current.number}, shuffle {current.shuffles} (seq {event['seq']})"
+    held = sorted(set(range(size)) - set(current.draw) - set(current.discard))
+    cards = current.shuffled(held)
+    hands: list[list[int]] = [[] for _ in range(seats)]
+    for i in range(len(cards)):
+        hands[(int(event["seat"]) + 1 + i) % seats].append(cards.pop())
+    _check_hands(step, event["data"]["hands"], hands)
 
 
 def _check_draw(current: Round, card: int, seq: int) -> None:
@@ -215,7 +242,10 @@ def check(log: dict[str, Any], say: Callable[[str], None] = print) -> None:
             )
         keys.append(key)
     say(f"round seeds {rounds} recomputed from the server seed and every client seed")
-    shuffles = follow_the_cards(events, keys, seats)
+    deck = DECKS.get(log["game"].get("deck", "classic_108"))
+    if deck is None:
+        raise Failed("the deck", f"{log['game'].get('deck')!r} is not one this checker knows")
+    shuffles = follow_the_cards(events, keys, seats, deck)
     say(f"shuffles    {shuffles}: every card dealt, turned and drawn is where they put it")
     _replay(log, server_seed.hex(), client_seeds, say)
 
@@ -254,6 +284,9 @@ def _replay(
         game["target_score"],
         Rules.from_json(game["rules"]),
         mode=game.get("mode", "classic"),  # whether partners see hands changes no event
+        deck=game.get("deck", "classic_108"),
+        shuffle_hands_last_card=game.get("shuffle_hands_last_card") or "redeal",
+        wild_customizable=game.get("wild_customizable") or "wild",
     )
     logged = [
         LoggedEvent(e["seq"], e["type"], e["seat"], e["round"], stored_data(e["data"]))

@@ -16,5 +16,5 @@ export function cardElement(tag, card, props = {}, label = null) {
     h("span", { class: "card-corner", "aria-hidden": "true" }, face(card)),
     h("span", { class: "card-face", "aria-hidden": "true" }, face(card)),
     h("span", { class: "card-color", "aria-hidden": "true" },
-      card.color ? text.colors[card.color] : text.kinds[card.kind]));
+      card.color ? text.colors[card.color] : text.faceKinds[card.kind] || text.kinds[card.kind]));
 }

@@ -10,8 +10,10 @@ import { checkDealControl } from "./verify.js";
 // operator changed it: the next round's first turn waits as long.
 export const NEXT_ROUND_SECONDS = 10;
 
-// What a card left in a hand is worth to the round's winner (docs/rules.md, Scoring).
-const WORTH = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50 };
+// What a card left in a hand is worth to the round's winner (docs/rules.md, Scoring;
+// the 112-card deck's two wilds, "The 112-card deck").
+const WORTH = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50,
+  wild_shuffle_hands: 40, wild_customizable: 40 };
 export const worth = (card) => (card.kind === "number" ? card.number : WORTH[card.kind] ?? 0);
 
 // `result`: the round_ended event's data with its `round`, `seat` (who went out) and

@@ -7,7 +7,9 @@ import { text } from "./text.js";
 
 const SORT_KEY = "uno.sortHand";
 const COLOR_ORDER = ["red", "yellow", "green", "blue", null];
-const KIND_ORDER = ["number", "skip", "reverse", "draw_two", "wild", "wild_draw_four"];
+// The 112-card deck's wilds among the wilds, the Wild Draw Four still last.
+const KIND_ORDER = ["number", "skip", "reverse", "draw_two", "wild", "wild_customizable",
+  "wild_shuffle_hands", "wild_draw_four"];
 const MOST_BACKS = 7;
 
 export const sorting = () => localStorage.getItem(SORT_KEY) !== "false";
@@ -113,6 +115,16 @@ export function centre(view, { draw, busy }) {
         view.current_color ? text.colors[view.current_color] : text.noColorYet))),
   h("p", { class: "table-facts" }, `${text.round(view.round)} · `,
     h("span", { class: "direction-name" }, text.direction[view.direction]))];
+}
+
+// The 112-card deck's Wild Customizable does what the host chose: said under the
+// table, so that nobody has to remember it (or learn it from its first play). Under
+// it, not on it: a phone's felt has no room left for a sentence.
+export function customizableNote(view) {
+  if (view.deck !== "modern_112" || !view.wild_customizable) return null;
+  return h("p", { class: "deck-note", "data-effect": view.wild_customizable },
+    h("span", { class: "deck-note-symbol", "aria-hidden": "true" }, text.symbols.wild_customizable),
+    " ", text.customizableNote(view.wild_customizable));
 }
 
 // The player's hand: each card a button, raised when it can be played; the cards

@@ -48,10 +48,12 @@ function signUpForm(main, go, invitation = null) {
 const SHORT_GAME = 200, ONE_TAP_BOTS = 3, ONE_TAP_PLAYERS = 4;
 
 // Creates a public game of the player and `bots` bots and starts it: its page.
-async function botGame({ bots, strategy, target, rules = {}, timeout = null, friends = 0 }) {
+// `deck`: the 112-card deck's options ({deck, shuffle_hands_last_card,
+// wild_customizable}), left out for the classic deck.
+async function botGame({ bots, strategy, target, rules = {}, timeout = null, friends = 0, deck = {} }) {
   const game = await post("/games", {
     max_players: bots + friends + 1, target_score: target, rules, turn_timeout: timeout,
-    visibility: friends ? "private" : "public",
+    visibility: friends ? "private" : "public", ...deck,
   });
   for (let i = 0; i < bots; i += 1) await post(`/games/${game.id}/bots`, { strategy });
   // With friends the game is private: they join by its link, and its host starts it.
@@ -102,6 +104,20 @@ function newGameForm(go) {
       h("label", { for: `rule-${rule}` }, label),
       h("p", { class: "help", id: `rule-${rule}-help` }, help)));
   const timeout = select("timeout", text.timeouts, "");
+  // The deck; the 112-card deck's two options only with it (the service refuses them
+  // with the classic deck).
+  const deck = select("deck", text.decks, "classic_108", { "aria-describedby": "deck-help" });
+  const shuffleLast = select("shuffle-last", text.shuffleLast, "redeal");
+  const customizable = select("customizable", Object.entries(text.customizable), "wild");
+  const modernOptions = h("div", { class: "fields modern-options" },
+    field(text.customizableLabel, customizable), field(text.shuffleLastLabel, shuffleLast));
+  const showDeck = () => {
+    const modern = deck.value === "modern_112";
+    modernOptions.hidden = !modern;
+    shuffleLast.disabled = customizable.disabled = !modern;
+  };
+  deck.addEventListener("change", showDeck);
+  showDeck();
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit" }, text.create);
   const form = h("form", { class: "sub-panel", "aria-labelledby": "new-game-title" },
@@ -111,6 +127,7 @@ function newGameForm(go) {
       field(text.botsLabel, bots), field(text.strengthLabel, strength),
       field(text.friendsLabel, friends, text.friendsHelp),
       field(text.targetLabel, target, text.targetHelp), field(text.timeoutLabel, timeout)),
+    h("div", { class: "fields" }, field(text.deckLabel, deck, text.deckHelp)), modernOptions,
     h("fieldset", {}, h("legend", {}, text.rulesTitle), rules),
     submit, error);
   form.addEventListener("submit", async (e) => {
@@ -126,8 +143,10 @@ function newGameForm(go) {
         submit.disabled = false;
         return;
       }
+      const modern = deck.value === "modern_112" ? { deck: deck.value,
+        shuffle_hands_last_card: shuffleLast.value, wild_customizable: customizable.value } : {};
       const game = await botGame({ bots: count, strategy: strength.value, target: Number(target.value),
-        rules: chosen, timeout: timeout.value ? Number(timeout.value) : null, friends: invited });
+        rules: chosen, timeout: timeout.value ? Number(timeout.value) : null, friends: invited, deck: modern });
       go(`/play/games/${game.id}`);
     } catch (err) {
       error.textContent = text.error(err.message);

@@ -30,8 +30,9 @@ export function motionLayer() {
 }
 
 // `node` (a card's face) flies from `from` (a DOMRect) onto `target`, an element of
-// the table hidden (class `landing`) until it lands there; `landed()` then.
-export function flyOnto(layer, node, from, target, landed, { delay = 0 } = {}) {
+// the table hidden (class `landing`) until it lands there; `landed()` then. `unseen`:
+// not shown at `from` while it waits out its delay (a card dealt after others).
+export function flyOnto(layer, node, from, target, landed, { delay = 0, unseen = false } = {}) {
   const to = target.getBoundingClientRect();
   if (still() || !from || to.width === 0) return landed();
   const a = centre(from), b = centre(to);
@@ -40,10 +41,11 @@ export function flyOnto(layer, node, from, target, landed, { delay = 0 } = {}) {
   place(node, to);
   layer.append(node);
   target.classList.add("landing");
-  const flight = node.animate([
-    { transform: `translate(${a.x - b.x}px, ${a.y - b.y}px) scale(${scale}) rotate(-10deg)` },
-    { transform: "none" },
-  ], { duration: FLIGHT_MS, delay, easing: EASING, fill: "backwards" });
+  const start = `translate(${a.x - b.x}px, ${a.y - b.y}px) scale(${scale}) rotate(-10deg)`;
+  const flight = node.animate(unseen
+    ? [{ transform: start, opacity: 0 }, { transform: start, opacity: 1, offset: 0.01 }, { transform: "none", opacity: 1 }]
+    : [{ transform: start }, { transform: "none" }],
+  { duration: FLIGHT_MS, delay, easing: EASING, fill: "backwards" });
   const done = () => {
     node.remove();
     landed();
@@ -53,19 +55,30 @@ export function flyOnto(layer, node, from, target, landed, { delay = 0 } = {}) {
 }
 
 // A card's back flies from `from` to `to` (DOMRects), drawn on `layer` and gone on
-// landing: a card drawn, whose face the watcher may not see.
-export function flyBack(layer, from, to, { delay = 0 } = {}) {
+// landing: a card drawn, whose face the watcher may not see. `unseen`: as flyOnto's.
+export function flyBack(layer, from, to, { delay = 0, unseen = false } = {}) {
+  flyAcross(layer, h("div", { class: "card card-back" }), from, to, { delay, unseen });
+}
+
+// `node` (a card's face) flies from `from` to `to` (DOMRects) and is gone on landing:
+// a card that leaves for where it is not shown, such as under the top of the pile.
+export function flyFace(layer, node, from, to, { delay = 0 } = {}) {
+  flyAcross(layer, node, from, to, { delay });
+}
+
+function flyAcross(layer, node, from, to, { delay, unseen = false }) {
   if (still() || !from || !to) return;
   const a = centre(from), b = centre(to);
   const width = Math.min(from.width, 72), height = width * 1.5;
-  const back = h("div", { class: "card card-back flying" });
-  place(back, { left: a.x - width / 2, top: a.y - height / 2, width, height });
-  layer.append(back);
-  const flight = back.animate([
-    { transform: "none", opacity: 1 },
-    { transform: `translate(${b.x - a.x}px, ${b.y - a.y}px) scale(0.6)`, opacity: 0.85 },
-  ], { duration: FLIGHT_MS, delay, easing: EASING, fill: "both" });
-  flight.finished.then(() => back.remove(), () => back.remove());
+  node.classList.add("flying");
+  place(node, { left: a.x - width / 2, top: a.y - height / 2, width, height });
+  layer.append(node);
+  const landed = { transform: `translate(${b.x - a.x}px, ${b.y - a.y}px) scale(0.6)`, opacity: 0.85 };
+  const frames = unseen
+    ? [{ transform: "none", opacity: 0 }, { transform: "none", opacity: 1, offset: 0.01 }, landed]
+    : [{ transform: "none", opacity: 1 }, landed];
+  const flight = node.animate(frames, { duration: FLIGHT_MS, delay, easing: EASING, fill: "both" });
+  flight.finished.then(() => node.remove(), () => node.remove());
 }
 
 // A short mark over `over` (a DOMRect): "Skipped", "+4", "Guilty!" and the like.
@@ -105,4 +118,4 @@ export function pulse(element) {
     { duration: 500, easing: "ease-out" });
 }
 
-export { STAGGER_MS };
+export { FLIGHT_MS, STAGGER_MS };

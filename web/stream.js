@@ -4,10 +4,11 @@
 import { API, player } from "./api.js";
 
 export const EVENT_TYPES = [
-  "player_joined", "player_left", "bot_added", "seat_taken_by_bot", "seat_resumed",
+  "player_joined", "player_left", "bot_added", "seats_arranged", "seat_taken_by_bot", "seat_resumed",
   "game_started", "round_started", "card_played", "cards_drawn", "turn_passed",
   "uno_called", "player_skipped", "direction_changed", "color_chosen", "uno_caught",
-  "challenged", "hand_revealed", "hands_swapped", "turn_timed_out", "round_ended",
+  "challenged", "hand_revealed", "hands_swapped", "hands_shuffled", "cards_discarded",
+  "turn_timed_out", "round_ended",
   "game_ended", "game_paused", "game_resumed", "game_abandoned", "game_rated",
   "rematch_offered",
 ];

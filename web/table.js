@@ -5,7 +5,7 @@
 import { ApiError, get, player, post } from "./api.js";
 import { choose, flash, h, replace } from "./dom.js";
 import { gameOver, showRoundEnd } from "./ends.js";
-import { centre, handElement, places, seatAfter, seatElement } from "./felt.js";
+import { centre, customizableNote, handElement, places, seatAfter, seatElement } from "./felt.js";
 import { inviteControl } from "./friends.js";
 import { eventsSoFar, logPanel } from "./log.js";
 import { showEffects } from "./effects.js";
@@ -86,7 +86,8 @@ export function showTable(main, gameId, go) {
       // pass the draw made by itself; a card of theirs played from elsewhere ends it too.
       if (live && mine && event.type === "cards_drawn" && event.data.cards) {
         state.drawn = new Set(event.data.cards.map((c) => c.id));
-      } else if (mine && event.type === "card_played") {
+      } else if ((mine && event.type === "card_played") || event.type === "hands_shuffled") {
+        // A Wild Shuffle Hands deals everyone a new hand: nothing in it was just drawn.
         state.drawn = new Set();
       }
     }
@@ -145,9 +146,14 @@ export function showTable(main, gameId, go) {
   async function playCard(card, moves) {
     let chosen = moves;
     if (moves.some((m) => m.color)) {
-      const color = await choose(text.chooseColor, COLORS
+      // A Wild Customizable that discards a colour: the colour named is also the one
+      // the player gives up, so the choice says how many cards each would take.
+      const discards = card.kind === "wild_customizable" && state.view.wild_customizable === "discard_color";
+      const left = (c) => state.view.you.hand.filter((other) => other.color === c).length;
+      const color = await choose(discards ? text.chooseDiscardColor : text.chooseColor, COLORS
         .filter((c) => moves.some((m) => m.color === c))
-        .map((c) => ({ label: text.colors[c], value: c, class: `swatch card-${c}` })), text.cancel);
+        .map((c) => ({ label: discards ? text.colorDiscarding(c, left(c)) : text.colors[c], value: c,
+                       class: `swatch card-${c}` })), text.cancel);
       if (!color) return;
       chosen = moves.filter((m) => m.color === color);
     }
@@ -378,6 +384,7 @@ export function showTable(main, gameId, go) {
       h("section", { class: `felt seats-${view.seats.length}`, "aria-label": text.tableLabel },
         seatsElement(view),
         centre(view, { draw: draw && !watching(view) ? () => send(draw) : null, busy: state.busy })),
+      customizableNote(view),
       watching(view) ? null : actions(view, legal),
       handElement(view, legal, { busy: () => state.busy, drawn: state.drawn, play: playCard, resort: render }),
       h("div", { class: "talk-and-log" }, talk.element, logPanel(state.events, name, render)));

@@ -67,6 +67,28 @@ export const text = {
     draw_until_playable: ["Draw until playable", "Drawing goes on until a card can be played."],
     force_play: ["Force play", "A drawn card that can be played must be played."],
   },
+  // The deck, and what the 112-card deck's two new cards do (docs/rules.md, "The 112-card deck").
+  deckLabel: "Deck",
+  decks: [["classic_108", "Classic (108 cards)"], ["modern_112", "Modern (112 cards)"]],
+  deckHelp: "The modern deck adds a Wild Shuffle Hands, which gathers every hand and deals them " +
+    "out again, and three Wild Customizable, which do what you choose here.",
+  shuffleLastLabel: "A Wild Shuffle Hands played as the last card",
+  shuffleLast: [["redeal", "Still shuffles: its player is dealt cards and plays on"],
+    ["wins", "Goes out, as any last card"]],
+  customizableLabel: "What a Wild Customizable does",
+  // What a Wild Customizable does, by the effect the host chose: the lobby's choice,
+  // and the table's reminder of it.
+  customizable: {
+    wild: "A plain Wild, nothing more",
+    everyone_draws_one: "Everyone else draws a card",
+    swap_hands: "Its player swaps hands with a player they pick",
+    discard_color: "Its player also discards every card of the colour named",
+    skip_everyone: "Everyone else is skipped, so its player plays again",
+  },
+  customizableNote: (effect) => {
+    const said = text.customizable[effect];
+    return `${text.kinds.wild_customizable}: ${said[0].toLowerCase()}${said.slice(1)}.`;
+  },
   timeoutLabel: "Time per turn",
   timeouts: [["", "No limit"], [30, "30 seconds"], [60, "1 minute"], [300, "5 minutes"]],
   create: "Create and start",
@@ -80,8 +102,13 @@ export const text = {
   backToLobby: "Back to the lobby",
   colors: { red: "Red", yellow: "Yellow", green: "Green", blue: "Blue" },
   kinds: { skip: "Skip", reverse: "Reverse", draw_two: "Draw Two", wild: "Wild",
-           wild_draw_four: "Wild Draw Four" },
-  symbols: { skip: "⊘", reverse: "⇄", draw_two: "+2", wild: "W", wild_draw_four: "+4" },
+           wild_draw_four: "Wild Draw Four", wild_shuffle_hands: "Wild Shuffle Hands",
+           wild_customizable: "Wild Customizable" },
+  symbols: { skip: "⊘", reverse: "⇄", draw_two: "+2", wild: "W", wild_draw_four: "+4",
+             wild_shuffle_hands: "⟲", wild_customizable: "★" },
+  // The kind as written small on a wild's face: where a word may break (a soft
+  // hyphen), so that it keeps to the card's width on a phone.
+  faceKinds: { wild_customizable: "Wild Custom\u00ADiz\u00ADable" },
   cardName: (card) => card.kind === "number"
     ? `${text.colors[card.color]} ${card.number}`
     : card.color ? `${text.colors[card.color]} ${text.kinds[card.kind]}` : text.kinds[card.kind],
@@ -130,6 +157,8 @@ export const text = {
     "card of the colour in play: if they did, they draw 4 cards; if not, you draw 6 instead of 4.",
   accept: "Accept and draw",
   chooseColor: "Choose a colour",
+  chooseDiscardColor: "Choose a colour: every card of it left in your hand is discarded too",
+  colorDiscarding: (color, n) => `${text.colors[color]} (${n === 0 ? "nothing to discard" : `discard ${text.cards(n)}`})`,
   chooseTarget: "Swap hands with",
   cancel: "Cancel",
   log: "What happened",
@@ -157,6 +186,7 @@ export const text = {
   marks: {
     skipped: "Skipped!", reversed: (direction) => `⇄ ${direction}`, guilty: "Guilty!",
     notGuilty: "Not guilty", caught: "Caught!", swapped: "⇆ Swapped", timedOut: "Out of time",
+    shuffled: "⟲ Hands shuffled", discarded: (n) => `−${n}`,
   },
   winner: (name) => `${name} wins the game!`,
   abandoned: "The game was abandoned.",
@@ -168,6 +198,7 @@ export const text = {
     player_joined: (who, d) => `${d.player.name} sat down.`,
     player_left: (who, d) => `${d.player.name} left.`,
     bot_added: (who) => `${who} joined the table.`,
+    seats_arranged: () => "The host arranged the seats.",
     seat_taken_by_bot: (who) => `A bot now plays for ${who}.`,
     seat_resumed: (who) => `${who} is back.`,
     game_started: () => "The game starts.",
@@ -175,7 +206,8 @@ export const text = {
     card_played: (who, d) => `${who} played ${text.cardName(d.card)}` +
       (d.card.color ? "" : `, colour ${text.colors[d.color]}`) + (d.uno ? ", saying UNO" : "") + ".",
     cards_drawn: (who, d) => `${who} drew ${text.cards(d.count)}` +
-      (d.cards ? ` (${d.cards.map(text.cardName).join(", ")})` : "") + ".",
+      (d.cards ? ` (${d.cards.map(text.cardName).join(", ")})` : "") +
+      (d.reason === "wild_customizable" ? ` for the ${text.kinds.wild_customizable}` : "") + ".",
     turn_passed: (who) => `${who} passed.`,
     uno_called: (who) => `${who} said UNO!`,
     player_skipped: (who) => `${who} was skipped.`,
@@ -187,6 +219,11 @@ export const text = {
     hand_revealed: (who, d) => d.hand ? `${who}'s hand: ${d.hand.map(text.cardName).join(", ")}.` : null,
     hands_swapped: (who, d, name) => d.with === undefined ? `${who} passed every hand on.`
       : `${who} swapped hands with ${name(d.with)}.`,
+    // Every seat's count, by name; the reader's own new hand is theirs alone to see.
+    hands_shuffled: (who, d, name) => `${who} shuffled every hand together and dealt them out: ` +
+      `${d.counts.map((n, seat) => `${name(seat)} ${text.cards(n)}`).join(", ")}.` +
+      (d.hand ? ` Your new hand: ${d.hand.map(text.cardName).join(", ")}.` : ""),
+    cards_discarded: (who, d) => `${who} discarded ${d.cards.map(text.cardName).join(", ")}.`,
     turn_timed_out: (who) => `${who} ran out of time.`,
     round_ended: (who, d) => `${who} won the round (${d.points} points).`,
     game_ended: (who) => `${who} won the game!`,

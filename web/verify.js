@@ -1,8 +1,8 @@
 // Fair deals in the browser (docs/fairness.md): this page's own seed for every deal it
 // sits down to, and "Check this deal" on a finished game, which redoes the game's deal
 // from its revealed log with Web Crypto alone: the commitment, every round's seed,
-// every card dealt, turned over and drawn, followed from pile to pile, and every
-// round's score from the hands it ended with. It is an implementation of uno-deal/1
+// every card dealt, turned over and drawn, followed from pile to pile, every hand a
+// Wild Shuffle Hands dealt, and every round's score from the hands it ended with. It is an implementation of uno-deal/1
 // of its own, written from the specification, and checked against the
 // specification's test vectors.
 import { get } from "./api.js";
@@ -10,8 +10,9 @@ import { h } from "./dom.js";
 import { text } from "./text.js";
 
 const ALGORITHM = "uno-deal/1";
-const DECK = 108;
-const FIRST_WILD_DRAW_FOUR = 104;
+const DECKS = { classic_108: 108, modern_112: 112 };
+// Turned over first, a Wild Draw Four (104-107) goes back and is shuffled in.
+const isWildDrawFour = (card) => card >= 104 && card < 108;
 const HAND = 7;
 const WORD = 2 ** 32;
 const ascii = new TextEncoder();
@@ -124,10 +125,11 @@ export async function firstDealer(roundSeedHex, players) {
 
 const idOf = (card) => (card && typeof card === "object" ? card.id : card);
 
-// rules.md, "Scoring": numbers at face value, Skip, Reverse and Draw Two 20, wilds 50.
+// rules.md, "Scoring": numbers at face value, Skip, Reverse and Draw Two 20, Wild and
+// Wild Draw Four 50, Wild Shuffle Hands and Wild Customizable 40.
+const POINTS = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50, wild_shuffle_hands: 40, wild_customizable: 40 };
 function points(card) {
-  if (card.kind === "number") return card.number;
-  return card.kind === "wild" || card.kind === "wild_draw_four" ? 50 : 20;
+  return card.kind === "number" ? card.number : POINTS[card.kind];
 }
 
 // A round's end adds up: the winner scores what every other hand holds (in partners,
@@ -146,11 +148,20 @@ function checkScores(event, totals, partners) {
   return expected;
 }
 
+// The logged hands, a map from seat to cards, are the hands the shuffle deals.
+function sameHands(step, logged, hands) {
+  hands.forEach((hand, seat) => {
+    const got = ((logged || {})[String(seat)] || []).map(idOf);
+    if (got.join() !== hand.join()) throw new Failed(step, `seat ${seat} was dealt [${got}], the shuffle deals [${hand}]`);
+  });
+}
+
 // One round's piles, as its shuffles make them.
 class Round {
-  constructor(number, seed) {
+  constructor(number, seed, size) {
     this.number = number;
     this.seed = seed;
+    this.size = size;
     this.shuffles = 0;
     this.draw = [];
     this.discard = [];
@@ -164,18 +175,15 @@ class Round {
 
   async deal(event, seats) {
     const step = `round ${this.number}, the deal (seq ${event.seq})`;
-    const deck = await this.shuffle(Array.from({ length: DECK }, (_, i) => i));
+    const deck = await this.shuffle(Array.from({ length: this.size }, (_, i) => i));
     const dealer = event.data.dealer;
     const hands = Array.from({ length: seats }, () => []);
     for (let card = 0; card < HAND; card += 1) {
       for (let offset = 1; offset <= seats; offset += 1) hands[(dealer + offset) % seats].push(deck.pop());
     }
-    for (let seat = 0; seat < seats; seat += 1) {
-      const got = (event.data.hands[String(seat)] || []).map(idOf);
-      if (got.join() !== hands[seat].join()) throw new Failed(step, `seat ${seat} was dealt [${got}], the shuffle deals [${hands[seat]}]`);
-    }
+    sameHands(step, event.data.hands, hands);
     let top = deck.pop();
-    while (top >= FIRST_WILD_DRAW_FOUR) {
+    while (isWildDrawFour(top)) {
       deck.push(top);
       await this.shuffle(deck);
       top = deck.pop();
@@ -183,6 +191,19 @@ class Round {
     if (idOf(event.data.top_card) !== top) throw new Failed(step, `the first card is ${idOf(event.data.top_card)}, the shuffle turns ${top}`);
     this.draw = deck;
     this.discard = [top];
+  }
+
+  // A Wild Shuffle Hands: every card in a hand (neither drawn nor discarded), in the
+  // order of their ids, shuffled by the round's next shuffle and dealt one at a time
+  // from the seat left of its player.
+  async handsShuffled(event, seats) {
+    const step = `round ${this.number}, shuffle ${this.shuffles} (seq ${event.seq})`;
+    const away = new Set([...this.draw, ...this.discard]);
+    const held = Array.from({ length: this.size }, (_, i) => i).filter((card) => !away.has(card));
+    const cards = await this.shuffle(held);
+    const hands = Array.from({ length: seats }, () => []);
+    for (let i = 0, total = cards.length; i < total; i += 1) hands[(event.seat + 1 + i) % seats].push(cards.pop());
+    sameHands(step, event.data.hands, hands);
   }
 
   async drawn(card, seq) {
@@ -209,6 +230,8 @@ export async function checkLog(log, say = () => {}) {
   if (made !== deal.commitment) throw new Failed("the commitment", `SHA-256 of the revealed seed is ${made}, the game published ${deal.commitment}`);
   say(text.dealCommitmentHolds(deal.commitment));
   const seats = log.game.players.length;
+  const size = DECKS[log.game.deck || "classic_108"];
+  if (!size) throw new Failed("the deck", `${log.game.deck} is not a deck this checker knows`);
   const clientSeeds = deal.client_seeds || [];
   if (clientSeeds.length !== seats) throw new Failed("the client seeds", `${clientSeeds.length} seeds for ${seats} seats`);
   const events = log.events || [];
@@ -230,12 +253,16 @@ export async function checkLog(log, say = () => {}) {
     } else if (event.type === "round_started") {
       if (current) shuffles += current.shuffles;
       if (!seeds[event.round - 1]) throw new Failed(`round ${event.round}`, "no revealed round seed for it");
-      current = new Round(event.round, seeds[event.round - 1]);
+      current = new Round(event.round, seeds[event.round - 1], size);
       await current.deal(event, seats);
     } else if (current && event.type === "card_played") {
       current.discard.push(idOf(event.data.card));
+    } else if (current && event.type === "cards_discarded") {
+      current.discard.splice(-1, 0, ...event.data.cards.map(idOf));
     } else if (current && event.type === "cards_drawn") {
       for (const card of event.data.cards || []) await current.drawn(idOf(card), event.seq);
+    } else if (current && event.type === "hands_shuffled") {
+      await current.handsShuffled(event, seats);
     } else if (event.type === "round_ended") {
       totals = checkScores(event, totals, log.game.mode === "partners");
     }

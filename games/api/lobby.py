@@ -32,6 +32,7 @@ from games.serializers import (
     MatchCancelOut,
     MatchmakingIn,
     SeatIn,
+    SeatingIn,
 )
 from games.serializers.lobby import REMATCH_EXAMPLES, RematchIn
 from players.auth import current_player
@@ -133,6 +134,13 @@ GameStartView = seat_action_view(
     text.START_GAME,
     text.START_GAME_ERRORS,
     body=SeatIn,
+)
+GameSeatingView = seat_action_view(
+    services.game_seats_arrange,
+    (400, 401, 403, 404, 409, 415, 422, 429),
+    text.ARRANGE_SEATS,
+    text.ARRANGE_SEATS_ERRORS,
+    body=SeatingIn,
 )
 GameLeaveView = seat_action_view(
     services.game_leave,
@@ -274,7 +282,9 @@ class MatchmakingView(APIView):
         parameters=IDEMPOTENT_HEADERS,
         responses={
             200: GameViewOut,
-            **error_responses(400, 401, 409, 415, 422, 429, descriptions=text.QUICK_MATCH_ERRORS),
+            **error_responses(
+                400, 401, 403, 409, 415, 422, 429, descriptions=text.QUICK_MATCH_ERRORS
+            ),
         },
     )
     def post(self, request: Request) -> Response:

@@ -196,6 +196,21 @@ ADD_BOT_ERRORS = {
     "expert beyond the ones you may have) or idempotency_key_in_use",
 }
 
+ARRANGE_SEATS = Described(
+    summary="Arrange the seats (host only)",
+    description="The host seats again whoever holds the seats of the waiting game: "
+    "`order` lists, for each seat from 0 up, the seat whose holder moves there. In "
+    "partners this is how the host seats players in teams: seats 0 and 2 play against "
+    "1 and 3. Logged as `seats_arranged`; the order the seats already have changes "
+    "nothing. Answers with your view.",
+)
+ARRANGE_SEATS_ERRORS = {
+    422: "settings_conflict (`order` does not list each seat taken once) or idempotency_key_reused",
+    403: "forbidden: only the host may arrange the seats",
+    404: HIDDEN_TO_ACTIONS,
+    409: "wrong_phase (the game has started) or idempotency_key_in_use",
+}
+
 QUICK_MATCH = Described(
     summary="Quick match: a seat in a game with these settings",
     description="Seats you in the oldest public quick-match game that waits with "
@@ -213,14 +228,19 @@ QUICK_MATCH = Described(
     "block between them (either way) are never seated in one game. Only games made "
     "by quick match are matched, never games created with `POST /games`. A key the "
     "body does not take is a 400. Quick-match seats count towards the 10 waiting or "
-    "running games you may sit in.",
+    "running games you may sit in. `mode: partners` is the partners queue (four "
+    "seats); there two friends who each name the other as `partner` sit on one team, "
+    "the first to come holding a seat for the other.",
 )
 QUICK_MATCH_ERRORS = {
     400: "invalid_request: a field out of its range or of the wrong type, "
     "an unknown rule, or a key the body does not take (`details.fields` "
     "names each)",
+    403: "forbidden: the `partner` named is not your friend",
     409: "too_many_games (you already sit in 10 waiting or running "
     "games) or idempotency_key_in_use",
+    422: "settings_conflict (the partners queue with other than four seats, or a "
+    "`partner` outside it) or idempotency_key_reused",
 }
 
 INVITE = Described(

@@ -10,6 +10,10 @@
   close to going out, hand them the turn (a Skip or a Draw Two lands the turn on the
   seat across) and name a colour they hold when their hand is shown; never swap
   hands with them under seven_o.
+- With the 112-card deck: play Wild Shuffle Hands while holding more cards than the
+  average hand (in partners, while the team holds more than the other), keep it
+  otherwise; use a Wild Customizable for what it does: hit with everyone drawing
+  one, swap with the smallest hand, shed the colour held most, take the extra turn.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from games.engine.cards import (
     REVERSE,
     SKIP,
     WILD,
+    WILD_CUSTOMIZABLE,
     WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
 )
 from games.engine.moves import ACCEPT, CHALLENGE
 
@@ -47,8 +53,12 @@ def _score_play(view: PlayerView, move: Move) -> float:
     color_after = move.color if move.color is not None else COLOR_OF[card]
     score = 2.0 * sum(1 for c in rest if COLOR_OF[c] == color_after)
     score += POINTS_OF[card] / 10
-    if kind == WILD:
+    if kind == WILD or (kind == WILD_CUSTOMIZABLE and view.wild_customizable == "wild"):
         score -= 12
+    elif kind == WILD_SHUFFLE_HANDS:
+        score += 30 if _holds_more_than_average(view) else -30
+    elif kind == WILD_CUSTOMIZABLE:
+        score += _custom_effect_worth(view, move, rest, threat)
     elif kind == WILD_DRAW_FOUR:
         holds_color = any(COLOR_OF[c] == view.color for c in rest)
         score -= 25 if holds_color else 9
@@ -73,6 +83,34 @@ def _score_play(view: PlayerView, move: Move) -> float:
         giver = (view.seat - view.direction) % players
         score += 2 * (len(rest) - view.card_counts[giver])
     return score
+
+
+def _holds_more_than_average(view: PlayerView) -> bool:
+    """Whether a Wild Shuffle Hands would leave this seat (its team, in partners) with
+    fewer cards: it holds more than its share of every card in hand."""
+    counts = view.card_counts
+    partner = view.partner
+    if partner is None:
+        return counts[view.seat] - 1 > (sum(counts) - 1) / view.players
+    team = counts[view.seat] + counts[partner] - 1
+    return team > sum(counts) - 1 - team
+
+
+def _custom_effect_worth(view: PlayerView, move: Move, rest: list[int], threat: bool) -> float:
+    """What a Wild Customizable's effect is worth, on top of its colour and points."""
+    effect = view.wild_customizable
+    partner = view.partner
+    if effect == "everyone_draws_one":
+        return 4.0 + (10 if threat else 0) - (4 if partner is not None else 0)
+    if effect == "swap_hands" and move.target is not None:
+        if move.target == partner:
+            return -100  # the team's cards stay where they are
+        return 3.0 * (len(rest) - view.card_counts[move.target])
+    if effect == "discard_color":
+        return 3.0 * sum(1 for c in rest if COLOR_OF[c] == move.color)
+    if effect == "skip_everyone":
+        return 8.0 + (6 if threat else 0)
+    return 0.0
 
 
 def _playable_choices(view: PlayerView, plays: list[Move]) -> list[Move]:

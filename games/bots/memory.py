@@ -141,6 +141,16 @@ def read(
         elif kind == "hand_revealed":
             if data.get("to") == viewer and "hand" in data:
                 seats[seat] = Knowledge(known=list(data["hand"]))
+        elif kind == "hands_shuffled":
+            # Every hand is new: what the table showed of the old ones says nothing.
+            seats = [Knowledge() for _ in range(players)]
+            counts = list(data["counts"])
+        elif kind == "cards_discarded":
+            # Every card of one colour left the hand: now it holds none of it.
+            shed = data["cards"]
+            counts[seat] -= len(shed)
+            known = [c for c in memory.known if c not in shed]
+            seats[seat] = Knowledge(colors=1 << COLOR_OF[shed[0]], known=known)
         elif kind == "hands_swapped":
             if "with" in data:
                 other = data["with"]

@@ -7,7 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal, cast, get_args
 
-from .cards import COLOR_BY_NAME, COLOR_NAMES, DECK_SIZE, IS_WILD, NUMBER_OF
+from .cards import (
+    CARD_COUNT,
+    COLOR_BY_NAME,
+    COLOR_NAMES,
+    IS_WILD,
+    KIND_OF,
+    NUMBER_OF,
+    WILD_CUSTOMIZABLE,
+)
 from .errors import MalformedMove
 
 Action = Literal[
@@ -37,7 +45,9 @@ MAX_SEATS: Final = 10
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """One action a seat can take. `color` is a colour index (0-3), `target` a seat."""
+    """One action a seat can take. `color` is a colour index (0-3), `target` a seat (the
+    one a seven_o 7 or a Wild Customizable that swaps hands swaps with, or the seat
+    caught without UNO)."""
 
     action: Action
     card: int | None = None
@@ -69,7 +79,7 @@ class Move:
 
 def _make_play_table(uno: bool = False) -> tuple[tuple[Move, ...], ...]:
     table: list[tuple[Move, ...]] = []
-    for c in range(DECK_SIZE):
+    for c in range(CARD_COUNT):
         if IS_WILD[c]:
             table.append(tuple(Move("play", card=c, color=color, uno=uno) for color in range(4)))
         else:
@@ -89,16 +99,23 @@ CHALLENGE: Final = Move("challenge")
 ACCEPT: Final = Move("accept")
 CHOOSE_COLOR: Final = tuple(Move("choose_color", color=color) for color in range(4))
 CATCH_UNO: Final = tuple(Move("catch_uno", target=seat) for seat in range(MAX_SEATS))
-_TARGETED: dict[tuple[int, int], Move] = {}
+_TARGETED: dict[tuple[int, int, int | None], Move] = {}
 
 
-def play_targeted(card: int, target: int) -> Move:
-    """A seven_o 7 naming a seat (cached: bots and legal moves ask for these often)."""
-    key = (card, target)
+def play_targeted(card: int, target: int, color: int | None = None) -> Move:
+    """A seven_o 7, or a Wild Customizable that swaps hands (naming `color` too), aimed
+    at a seat (cached: bots and legal moves ask for these often)."""
+    key = (card, target, color)
     move = _TARGETED.get(key)
     if move is None:
-        move = _TARGETED[key] = Move("play", card=card, target=target)
+        move = _TARGETED[key] = Move("play", card=card, color=color, target=target)
     return move
+
+
+def takes_target(card: int) -> bool:
+    """Whether a play of `card` may name a seat at all: a 7 (under seven_o) or a Wild
+    Customizable (when it swaps hands). The table's settings say whether it must."""
+    return NUMBER_OF[card] == 7 or KIND_OF[card] == WILD_CUSTOMIZABLE
 
 
 _UNKNOWN_COLOR: Final = "'color' must be one of red, yellow, green, blue"
@@ -135,14 +152,14 @@ def malformed_reason(move: Move, named: Iterable[str] = ()) -> str | None:
     if action == "play":
         if card is None:
             return "'card' is required to play"
-        if type(card) is not int or not 0 <= card < DECK_SIZE:
+        if type(card) is not int or not 0 <= card < CARD_COUNT:
             return f"unknown card id {card!r}"
         if IS_WILD[card] and color is None:
             return "'color' is required to play a wild card"
         if not IS_WILD[card] and color is not None:
             return "'color' is only for wild cards"
-        if target is not None and NUMBER_OF[card] != 7:
-            return "'target' is only for a 7 (seven_o)"
+        if target is not None and not takes_target(card):
+            return "'target' is only for a 7 (seven_o) or a Wild Customizable (swap_hands)"
     elif action == "choose_color" and color is None:
         return "'color' is required to choose a colour"
     elif action == "catch_uno" and target is None:
@@ -158,7 +175,7 @@ def shared_move(
     sound (a test checks every one against `malformed_reason`), so parsing need not
     judge it again."""
     if action == "play":
-        if target is None and card is not None and 0 <= card < DECK_SIZE:
+        if target is None and card is not None and 0 <= card < CARD_COUNT:
             plays = PLAY_UNO_MOVES[card] if uno else PLAY_MOVES[card]
             if IS_WILD[card]:
                 return None if color is None else plays[color]

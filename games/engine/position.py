@@ -2,7 +2,8 @@
 
 Used to set up exact situations (scenario tests, analysis, puzzles): hands, the top
 card and the next cards to draw are given by card code (``"R5"``, ``"B+2"``, ``"W"``,
-``"W+4"``); every card not named is placed so the deck still holds all 108.
+``"W+4"``, ``"WSH"``, ``"WC"``); every card not named is placed so the deck still
+holds all of its cards.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .cards import CODE_OF, COLOR_BY_NAME, COLOR_OF, DECK_SIZE, NO_COLOR
-from .state import CLOCKWISE, GameConfig, GameState, Mode, Rules
+from .cards import CODE_OF, COLOR_BY_NAME, COLOR_OF, NO_COLOR, Deck
+from .state import CLOCKWISE, CustomEffect, GameConfig, GameState, Mode, Rules, ShuffleHandsLastCard
 
 
 class _Deck:
-    def __init__(self) -> None:
-        self.unused = list(range(DECK_SIZE))
+    def __init__(self, size: int) -> None:
+        self.unused = list(range(size))
 
     def take(self, code: str) -> int:
         for card in self.unused:
@@ -43,25 +44,37 @@ def build_state(
     seed: int = 0,
     mode: Mode = "classic",
     partners_see_hands: bool = False,
+    deck: Deck = "classic_108",
+    shuffle_hands_last_card: ShuffleHandsLastCard = "redeal",
+    wild_customizable: CustomEffect = "wild",
 ) -> GameState:
     """A round in progress with these hands (seat by seat) and `top` on the discards.
 
     `draw` lists the next cards to draw, first first. `discard` lies under `top`. The
     cards not named go to the bottom of the draw pile (`rest="draw"`), under the
     discards (`"discard"`), or nowhere (`"none"`, for tests of the piles running dry:
-    the state then holds fewer than 108 cards).
+    the state then holds fewer than the whole deck).
     `color` is the current colour (required when `top` is a wild).
     """
-    deck = _Deck()
-    config = GameConfig(len(hands), target_score, rules or Rules(), mode, partners_see_hands)
+    config = GameConfig(
+        len(hands),
+        target_score,
+        rules or Rules(),
+        mode,
+        partners_see_hands,
+        deck,
+        shuffle_hands_last_card,
+        wild_customizable,
+    )
+    deck_left = _Deck(config.deck_size)
     state = GameState(config, seed)
     state.round = 1
     state.dealer = dealer
-    state.hands = [[deck.take(code) for code in hand] for hand in hands]
-    under = [deck.take(code) for code in discard]
-    top_card = deck.take(top)
-    next_cards = [deck.take(code) for code in draw]
-    leftover = list(deck.unused)
+    state.hands = [[deck_left.take(code) for code in hand] for hand in hands]
+    under = [deck_left.take(code) for code in discard]
+    top_card = deck_left.take(top)
+    next_cards = [deck_left.take(code) for code in draw]
+    leftover = list(deck_left.unused)
     state.draw_pile = list(reversed(next_cards))
     state.discard = [*under, top_card]
     if rest == "draw":

@@ -22,7 +22,9 @@ from .cards import (
     NUMBER_OF,
     REVERSE,
     SKIP,
+    WILD_CUSTOMIZABLE,
     WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
 )
 from .errors import EngineError, IllegalMove, MalformedMove, NotYourTurn, WrongPhase
 from .events import Event
@@ -38,12 +40,14 @@ from .moves import (
     Move,
     malformed_reason,
     play_targeted,
+    takes_target,
 )
 from .rng import SEED_BITS, first_dealer, round_key, shuffle_round
 from .scoring import hand_points, round_points
 from .state import CLOCKWISE, COUNTERCLOCKWISE, GameConfig, GameState, Pending
 from .vocabulary import (
     CardPlayedData,
+    CardsDiscardedData,
     CardsDrawnData,
     ChallengedData,
     ColorChosenData,
@@ -53,6 +57,7 @@ from .vocabulary import (
     GameEndedData,
     GameStartedData,
     HandRevealedData,
+    HandsShuffledData,
     HandsSwappedData,
     RoundEndedData,
     RoundStartedData,
@@ -125,7 +130,7 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
     state.round += 1
     state.shuffles = 0
     state.dealer = dealer
-    deck = list(range(108))
+    deck = list(range(state.config.deck_size))
     _shuffle(state, deck)
     state.hands = [[] for _ in range(n)]
     for _ in range(HAND_SIZE):
@@ -186,6 +191,9 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
 def _play_variants(state: GameState, seat: int, card: int) -> tuple[Move, ...] | list[Move]:
     if NUMBER_OF[card] == 7 and state.config.rules.seven_o:
         return [play_targeted(card, t) for t in range(state.players) if t != seat]
+    if KIND_OF[card] == WILD_CUSTOMIZABLE and state.config.wild_customizable == "swap_hands":
+        others = [t for t in range(state.players) if t != seat]
+        return [play_targeted(card, t, color) for t in others for color in range(4)]
     return PLAY_MOVES[card]
 
 
@@ -215,14 +223,16 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     pending = state.pending
     hand = state.hands[seat]
     rules = state.config.rules
-    seven_o = rules.seven_o
     if pending is None:
         if seat == state.current:
+            # A play that may name a seat: a seven_o 7, a Wild Customizable that swaps
+            # hands (`_play_variants` tells which).
+            targeted = rules.seven_o or state.config.wild_customizable == "swap_hands"
             color = state.color
             face = FACE_OF[state.discard[-1]]
             for c in hand:
                 if IS_WILD[c] or COLOR_OF[c] == color or FACE_OF[c] == face:
-                    if seven_o and NUMBER_OF[c] == 7:
+                    if targeted and (NUMBER_OF[c] == 7 or KIND_OF[c] == WILD_CUSTOMIZABLE):
                         moves.extend(_play_variants(state, seat, c))
                     else:
                         moves.extend(PLAY_MOVES[c])
@@ -351,6 +361,17 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
     hand.remove(card)
     state.discard.append(card)
     state.color = COLOR_OF[card] if move.color is None else move.color
+    kind = KIND_OF[card]
+    effect = None
+    shed: list[int] | None = None
+    if kind == WILD_CUSTOMIZABLE:
+        effect = state.config.wild_customizable
+        if effect == "discard_color":
+            # The cards of the colour named go under the Wild Customizable, face up.
+            shed = [c for c in hand if COLOR_OF[c] == state.color]
+            if shed:
+                hand[:] = [c for c in hand if COLOR_OF[c] != state.color]
+                state.discard[-1:-1] = shed
     says_uno = move.uno and len(hand) == 1
     data: CardPlayedData = {"card": card, "color": COLOR_NAMES[state.color]}
     if move.target is not None:
@@ -358,15 +379,26 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
     if says_uno:
         data["uno"] = True
     events.append(Event("card_played", seat, data, rnd))
+    if shed:
+        events.append(Event("cards_discarded", seat, CardsDiscardedData(cards=shed), rnd))
 
-    kind = KIND_OF[card]
     nxt = (seat + state.direction) % n
+    if kind == WILD_SHUFFLE_HANDS:
+        if hand or state.config.shuffle_hands_last_card == "redeal":
+            _shuffle_hands(state, seat, events)
+            hand = state.hands[seat]
+        if hand:
+            state.current = nxt  # the new hands owe no UNO: `_shuffle_hands` cleared it
+            return
     if not hand:
-        # Going out: a last Draw Two / Wild Draw Four still makes the next player draw.
+        # Going out: a last Draw Two / Wild Draw Four still makes the next player draw,
+        # and a last Wild Customizable that makes everyone draw one still does.
         if kind in (DRAW_TWO, WILD_DRAW_FOUR):
             amount = stacked + (2 if kind == DRAW_TWO else 4)
             base: DrawReason = "draw_two" if kind == DRAW_TWO else "wild_draw_four"
             _draw(state, nxt, amount, base if stacked == 0 else "stack", events)
+        elif effect == "everyone_draws_one":
+            _everyone_draws_one(state, seat, events)
         _end_round(state, seat, events)
         return
 
@@ -403,6 +435,8 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
         else:
             _draw(state, nxt, 2, "draw_two", events)
             _skip(state, nxt, events)
+    elif effect is not None:
+        _customized(state, seat, effect, move, events)
     elif kind == WILD_DRAW_FOUR:
         # Guilt is fixed now, from the hand as it was when the card went down.
         guilty = any(COLOR_OF[c] == previous_color for c in hand)
@@ -417,6 +451,62 @@ def _play(state: GameState, seat: int, card: int, move: Move, events: list[Event
         state.current = nxt
     else:
         state.current = nxt
+
+
+def _customized(state: GameState, seat: int, effect: str, move: Move, events: list[Event]) -> None:
+    """A Wild Customizable's effect, with its player still holding cards, and the turn
+    it leaves (docs/rules.md, "Wild Customizable"); `discard_color` already acted."""
+    n = state.players
+    nxt = (seat + state.direction) % n
+    if effect == "everyone_draws_one":
+        _everyone_draws_one(state, seat, events)
+    elif effect == "swap_hands":
+        assert move.target is not None
+        _swap(state, seat, move.target, events)
+    elif effect == "skip_everyone":
+        for step in range(1, n):
+            events.append(
+                Event("player_skipped", (seat + step * state.direction) % n, {}, state.round)
+            )
+        nxt = seat
+    state.current = nxt
+
+
+def _everyone_draws_one(state: GameState, seat: int, events: list[Event]) -> None:
+    """Every other seat draws a card, in the order of play from the next one, from the
+    draw pile as far as it goes: the discards are not shuffled back for it. Otherwise,
+    at a big table whose cards are nearly all in hand, the Wild Customizable just
+    played is shuffled back, drawn, and played again, over and over."""
+    n = state.players
+    pile = state.draw_pile
+    for step in range(1, n):
+        target = (seat + step * state.direction) % n
+        drawn = [pile.pop()] if pile else []
+        state.hands[target].extend(drawn)
+        if drawn:
+            state.said_uno[target] = False
+        data: CardsDrawnData = {"count": len(drawn), "reason": "wild_customizable", "cards": drawn}
+        events.append(Event("cards_drawn", target, data, state.round))
+
+
+def _shuffle_hands(state: GameState, seat: int, events: list[Event]) -> None:
+    """Wild Shuffle Hands: every card in every hand, gathered in the order of their ids
+    (so that anyone can redo the shuffle from the cards alone), shuffled by the round's
+    next shuffle and dealt one at a time from the seat to the left of `seat`, as the
+    round's deal goes. Hands end at most one card apart; the new hands owe no UNO."""
+    n = state.players
+    cards = sorted(c for hand in state.hands for c in hand)
+    _shuffle(state, cards)
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for i in range(len(cards)):
+        hands[(seat + 1 + i) % n].append(cards.pop())
+    state.hands = hands
+    state.uno_owed = -1
+    state.said_uno = [False] * n
+    shuffled = HandsShuffledData(
+        hands=[list(hand) for hand in hands], counts=[len(hand) for hand in hands]
+    )
+    events.append(Event("hands_shuffled", seat, shuffled, state.round))
 
 
 def _swap(state: GameState, seat: int, target: int, events: list[Event]) -> None:
@@ -616,10 +706,20 @@ def clear_timeouts(state: GameState, seat: int) -> None:
 # -- explaining rejections ------------------------------------------------------------
 
 
+def _wants_target(config: GameConfig, card: int) -> bool:
+    if not takes_target(card):
+        return False
+    if KIND_OF[card] == WILD_CUSTOMIZABLE:
+        return config.wild_customizable == "swap_hands"
+    return config.rules.seven_o
+
+
 def _why_illegal(state: GameState, seat: int, move: Move) -> EngineError:
     malformed = malformed_reason(move)
     if malformed is not None:
         return MalformedMove(malformed)
+    if move.card is not None and move.card >= state.config.deck_size:
+        return MalformedMove(f"unknown card id {move.card} in the {state.config.deck} deck")
     action = move.action
     card = move.card
     if state.winner >= 0:
@@ -646,11 +746,15 @@ def _why_illegal(state: GameState, seat: int, move: Move) -> EngineError:
         assert card is not None
         if card not in state.hands[seat]:
             return IllegalMove(f"card {card} is not in your hand")
-        wants_target = state.config.rules.seven_o and NUMBER_OF[card] == 7
+        wants_target = _wants_target(state.config, card)
         if wants_target and move.target is None:
-            return IllegalMove("a 7 names the seat to swap hands with ('target')")
+            what = "a 7" if NUMBER_OF[card] == 7 else "a Wild Customizable"
+            return IllegalMove(f"{what} names the seat to swap hands with ('target')")
         if not wants_target and move.target is not None:
-            return IllegalMove("'target' is only for a 7 with the seven_o rule")
+            return IllegalMove(
+                "'target' is only for a 7 with the seven_o rule, or a Wild Customizable"
+                " that swaps hands"
+            )
         if (
             wants_target
             and move.target is not None

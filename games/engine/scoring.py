@@ -8,7 +8,8 @@ from .cards import POINTS_OF
 
 
 def hand_points(hand: Iterable[int]) -> int:
-    """Numbers at face value; Skip, Reverse, Draw Two 20; wilds 50."""
+    """Numbers at face value; Skip, Reverse, Draw Two 20; Wild and Wild Draw Four 50;
+    Wild Shuffle Hands and Wild Customizable 40."""
     return sum(POINTS_OF[c] for c in hand)
 
 

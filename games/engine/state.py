@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, cast
 
 from . import fair
-from .cards import DECK_SIZE, NO_COLOR
+from .cards import DECK_SIZES, DECKS, NO_COLOR, Deck
 from .errors import InvalidConfig
 from .rng import LEGACY_SEED_BITS, SEED_BITS
 
@@ -26,6 +26,18 @@ SNAPSHOT_VERSION: Final = 1
 Mode = Literal["classic", "partners"]
 MODES: Final[tuple[Mode, ...]] = ("classic", "partners")
 PARTNERS_SEATS: Final = 4
+ShuffleHandsLastCard = Literal["redeal", "wins"]
+SHUFFLE_HANDS_LAST_CARD: Final[tuple[ShuffleHandsLastCard, ...]] = ("redeal", "wins")
+# What the three Wild Customizable cards do, one effect for all three, chosen by the
+# host (docs/rules.md, "Wild Customizable").
+CustomEffect = Literal["wild", "everyone_draws_one", "swap_hands", "discard_color", "skip_everyone"]
+CUSTOM_EFFECTS: Final[tuple[CustomEffect, ...]] = (
+    "wild",
+    "everyone_draws_one",
+    "swap_hands",
+    "discard_color",
+    "skip_everyone",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +73,24 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class GameConfig:
-    """A table: how many seats, the target, the house rules, and the mode: `classic`,
-    every seat for itself, or `partners` (docs/rules.md, "Partners"): four seats, 0
-    and 2 against 1 and 3, each team scoring together; with `partners_see_hands`,
-    partners see each other's hands."""
+    """A table: how many seats, the target, the house rules, the mode and the deck.
+
+    The mode is `classic`, every seat for itself, or `partners` (docs/rules.md,
+    "Partners"): four seats, 0 and 2 against 1 and 3, each team scoring together;
+    with `partners_see_hands`, partners see each other's hands. The deck is the
+    classic 108 cards or the modern 112 (docs/rules.md, "The 112-card deck"), whose
+    Wild Shuffle Hands ends a hand or not by `shuffle_hands_last_card` and whose
+    Wild Customizable does `wild_customizable`.
+    """
 
     players: int
     target_score: int = 500
     rules: Rules = Rules()
     mode: Mode = "classic"
     partners_see_hands: bool = False
+    deck: Deck = "classic_108"
+    shuffle_hands_last_card: ShuffleHandsLastCard = "redeal"
+    wild_customizable: CustomEffect = "wild"
 
     def __post_init__(self) -> None:
         if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -85,6 +105,23 @@ class GameConfig:
             raise InvalidConfig("partners_see_hands must be true or false")
         if self.partners_see_hands and self.mode != "partners":
             raise InvalidConfig("partners_see_hands needs mode partners")
+        if self.deck not in DECKS:
+            raise InvalidConfig(f"deck must be one of {', '.join(DECKS)}")
+        if self.shuffle_hands_last_card not in SHUFFLE_HANDS_LAST_CARD:
+            raise InvalidConfig(
+                f"shuffle_hands_last_card must be one of {', '.join(SHUFFLE_HANDS_LAST_CARD)}"
+            )
+        if self.wild_customizable not in CUSTOM_EFFECTS:
+            raise InvalidConfig(f"wild_customizable must be one of {', '.join(CUSTOM_EFFECTS)}")
+        if self.deck != "modern_112":
+            if self.shuffle_hands_last_card != "redeal":
+                raise InvalidConfig("shuffle_hands_last_card needs deck modern_112")
+            if self.wild_customizable != "wild":
+                raise InvalidConfig("wild_customizable needs deck modern_112")
+
+    @property
+    def deck_size(self) -> int:
+        return DECK_SIZES[self.deck]
 
     @property
     def partners(self) -> bool:
@@ -288,6 +325,10 @@ class GameState:
             snapshot["mode"] = self.config.mode
             if self.config.partners_see_hands:
                 snapshot["partners_see_hands"] = True
+        if self.config.deck != "classic_108":
+            snapshot["deck"] = self.config.deck
+            snapshot["shuffle_hands_last_card"] = self.config.shuffle_hands_last_card
+            snapshot["wild_customizable"] = self.config.wild_customizable
         if isinstance(self.seed, str):
             snapshot["deal"] = fair.ALGORITHM
             snapshot["client_seeds"] = list(self.client_seeds)
@@ -306,6 +347,9 @@ class GameState:
             rules=Rules(**dict.fromkeys(snap["rules"], True)),
             mode=snap.get("mode", "classic"),
             partners_see_hands=snap.get("partners_see_hands", False),
+            deck=snap.get("deck", "classic_108"),
+            shuffle_hands_last_card=snap.get("shuffle_hands_last_card", "redeal"),
+            wild_customizable=snap.get("wild_customizable", "wild"),
         )
         deal = snap.get("deal")
         if deal is None:
@@ -331,8 +375,8 @@ class GameState:
         state.scores = list(snap["scores"])
         state.timeouts = list(snap["timeouts"])
         state.winner = snap["winner"]
-        if state.round and state.card_total() != DECK_SIZE:
-            raise ValueError("snapshot does not hold exactly 108 cards")
+        if state.round and state.card_total() != config.deck_size:
+            raise ValueError(f"snapshot does not hold exactly {config.deck_size} cards")
         return state
 
     def __eq__(self, other: object) -> bool:

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import COLOR_NAMES, NO_COLOR, card_json
+from .cards import COLOR_NAMES, DECK_SIZES, NO_COLOR, Deck, card_json
 from .events import Event, visible_data
 from .moves import Move
 from .rules import DIRECTION_NAMES, legal_moves
-from .state import GameState, Mode, PendingType, Rules
+from .state import CustomEffect, GameState, Mode, PendingType, Rules, ShuffleHandsLastCard
 
 
 def pending_view(
@@ -148,6 +148,10 @@ class PlayerView:
     mode: Mode = "classic"
     # In partners with `partners_see_hands`: the partner's hand; empty otherwise.
     partner_hand: tuple[int, ...] = ()
+    # The deck, and what its modern cards do.
+    deck: Deck = "classic_108"
+    shuffle_hands_last_card: ShuffleHandsLastCard = "redeal"
+    wild_customizable: CustomEffect = "wild"
 
     @property
     def partner(self) -> int | None:
@@ -159,7 +163,7 @@ class PlayerView:
         visible = set(self.hand)
         visible.update(self.discard)
         visible.update(self.partner_hand)
-        return [c for c in range(108) if c not in visible]
+        return [c for c in range(DECK_SIZES[self.deck]) if c not in visible]
 
 
 def player_view(
@@ -208,6 +212,9 @@ def player_view(
         bots=tuple(bots),
         mode=state.config.mode,
         partner_hand=tuple(state.hands[partner]) if partner is not None else (),
+        deck=state.config.deck,
+        shuffle_hands_last_card=state.config.shuffle_hands_last_card,
+        wild_customizable=state.config.wild_customizable,
     )
 
 

@@ -33,6 +33,7 @@ EventType = Literal[
     "player_joined",
     "player_left",
     "bot_added",
+    "seats_arranged",
     "seat_taken_by_bot",
     "seat_resumed",
     # The table (the engine).
@@ -49,6 +50,8 @@ EventType = Literal[
     "challenged",
     "hand_revealed",
     "hands_swapped",
+    "hands_shuffled",
+    "cards_discarded",
     "turn_timed_out",
     "round_ended",
     "game_ended",
@@ -69,7 +72,7 @@ EVENT_TYPES: Final[tuple[EventType, ...]] = get_args(EventType)
 class Means(Enum):
     """What an int or a str in `data` stands for, where its type alone does not say."""
 
-    CARD = "card"  # a card id 0-107 (`cards.CARDS`); clients get the card object
+    CARD = "card"  # a card id 0-111 (`cards.CARDS`); clients get the card object
     SEAT = "seat"  # a seat number, 0 to players - 1
     PLAYER_ID = "player_id"  # a player's UUID
     GAME_ID = "game_id"  # a game's UUID
@@ -88,7 +91,14 @@ CardId = Annotated[int, Means.CARD]
 Seat = Annotated[int, Means.SEAT]
 Direction = Literal["clockwise", "counterclockwise"]
 DrawReason = Literal[
-    "draw", "draw_two", "wild_draw_four", "stack", "challenge", "uno_penalty", "first_card"
+    "draw",
+    "draw_two",
+    "wild_draw_four",
+    "stack",
+    "challenge",
+    "uno_penalty",
+    "first_card",
+    "wild_customizable",
 ]
 
 
@@ -120,6 +130,13 @@ class BotAddedData(TypedDict):
     """The host seated a bot before the start."""
 
     strategy: Annotated[str, Means.BOT, Doc("the bot's strategy")]
+
+
+class SeatsArrangedData(TypedDict):
+    """The host arranged the seats before the start: in partners, who plays with whom
+    (seats 0 and 2 against 1 and 3)."""
+
+    order: Annotated[list[Seat], Doc("for each seat from 0 up, the seat whose holder moved there")]
 
 
 class SeatTakenByBotData(TypedDict):
@@ -161,7 +178,12 @@ class CardPlayedData(TypedDict):
 
     card: Annotated[CardId, Doc("the card played")]
     color: Annotated[ColorName, Doc("the colour now current (a wild's is the one named)")]
-    target: NotRequired[Annotated[Seat, Doc("the seat a seven_o 7 swaps hands with")]]
+    target: NotRequired[
+        Annotated[
+            Seat,
+            Doc("the seat a seven_o 7, or a Wild Customizable that swaps hands, swaps with"),
+        ]
+    ]
     uno: NotRequired[Annotated[Literal[True], Doc("present when UNO was said with the play")]]
 
 
@@ -174,8 +196,9 @@ class CardsDrawnData(TypedDict):
         DrawReason,
         Doc(
             "why: draw (by choice), draw_two, wild_draw_four, stack (a stacked sum),"
-            " challenge (a challenge lost), uno_penalty (caught without UNO) or"
-            " first_card (a Draw Two turned up first)"
+            " challenge (a challenge lost), uno_penalty (caught without UNO),"
+            " first_card (a Draw Two turned up first) or wild_customizable (a Wild"
+            " Customizable that makes everyone else draw one)"
         ),
     ]
     cards: Annotated[list[CardId], Doc("the cards drawn")]
@@ -238,8 +261,24 @@ HandsSwappedData = TypedDict(
         "rotation": NotRequired[Annotated[Direction, Doc("how every hand moved on, after a 0")]],
     },
 )
-HandsSwappedData.__doc__ = """Hands changed seats under seven_o: a 7 swapped two hands
-(`with`), or a 0 passed every hand on in the direction of play (`rotation`)."""
+HandsSwappedData.__doc__ = """Hands changed seats: a seven_o 7 or a Wild Customizable that
+swaps hands swapped two hands (`with`), or a seven_o 0 passed every hand on in the
+direction of play (`rotation`)."""
+
+
+class HandsShuffledData(TypedDict):
+    """A Wild Shuffle Hands gathered every hand, shuffled the cards and dealt them out
+    again from the seat to its player's left; nobody owes UNO for the new hands."""
+
+    hands: Annotated[list[list[CardId]], Doc("every seat's new hand, by seat")]
+    counts: Annotated[list[int], Doc("how many cards each seat now holds, by seat")]
+
+
+class CardsDiscardedData(TypedDict):
+    """A Wild Customizable that discards a colour took every card of the colour named
+    from its player's hand, face up under it on the discard pile."""
+
+    cards: Annotated[list[CardId], Doc("the cards discarded")]
 
 
 class TurnTimedOutData(TypedDict):
@@ -378,6 +417,7 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
     "player_joined": EventSpec(PlayerJoinedData, "the seat taken", seat_event=True),
     "player_left": EventSpec(PlayerLeftData, "the seat left", seat_event=True),
     "bot_added": EventSpec(BotAddedData, "the bot's seat", seat_event=True),
+    "seats_arranged": EventSpec(SeatsArrangedData, _TABLE_WIDE, seat_event=True),
     "seat_taken_by_bot": EventSpec(SeatTakenByBotData, "the seat", seat_event=True),
     "seat_resumed": EventSpec(SeatResumedData, "the seat taken back"),
     "game_started": EventSpec(GameStartedData, _TABLE_WIDE),
@@ -398,7 +438,15 @@ VOCABULARY: Final[dict[EventType, EventSpec]] = {
     "hand_revealed": EventSpec(
         HandRevealedData, "who played the Wild Draw Four", secrets=(Secret("hand", "to"),)
     ),
-    "hands_swapped": EventSpec(HandsSwappedData, "who played the 7 or the 0"),
+    "hands_swapped": EventSpec(
+        HandsSwappedData, "who played the 7, the 0 or the Wild Customizable"
+    ),
+    "hands_shuffled": EventSpec(
+        HandsShuffledData,
+        "who played the Wild Shuffle Hands",
+        secrets=(Secret("hands", None, own_entry_as="hand"),),
+    ),
+    "cards_discarded": EventSpec(CardsDiscardedData, "who discarded"),
     "turn_timed_out": EventSpec(TurnTimedOutData, "who timed out"),
     "round_ended": EventSpec(RoundEndedData, "the round's winner"),
     "game_ended": EventSpec(GameEndedData, "the winner"),

@@ -44,6 +44,7 @@ from games.serializers.lobby import (
     MatchmakingIn,
     RulesIn,
     SeatIn,
+    SeatingIn,
     SummaryPlayerOut,
 )
 from games.serializers.log import (
@@ -117,6 +118,7 @@ __all__ = [
     "RulesOut",
     "SeatIn",
     "SeatOut",
+    "SeatingIn",
     "StreamTicketOut",
     "SummaryPlayerOut",
     "YouOut",

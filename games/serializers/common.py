@@ -13,8 +13,8 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from games.engine import LEGACY_SEED_BITS, SEED_BITS, fair, moves
-from games.engine.cards import DECK_SIZE
-from games.engine.state import MAX_PLAYERS, PendingType
+from games.engine.cards import CARD_COUNT, DECKS, KIND_NAMES
+from games.engine.state import CUSTOM_EFFECTS, MAX_PLAYERS, SHUFFLE_HANDS_LAST_CARD, PendingType
 from games.engine.vocabulary import Direction
 from games.models import BotStrategy, GameMode, GameStatus, Visibility
 from games.ratings.rules import VIEW_UNRATED_REASONS
@@ -28,11 +28,14 @@ PENDING_TYPES = list(get_args(PendingType))
 BOT_STRATEGIES = BotStrategy.values
 VISIBILITIES = Visibility.values
 MODES = GameMode.values
+DECK_NAMES = list(DECKS)
+SHUFFLE_HANDS_ENDS = list(SHUFFLE_HANDS_LAST_CARD)
+WILD_CUSTOMIZABLE_EFFECTS = list(CUSTOM_EFFECTS)
 INVITE_CODE_PATTERN = f"^[{ALPHABET}]{{{CODE_LENGTH}}}$"
 GAME_STATUSES = GameStatus.values
 ACTIONS = list(moves.ACTION_NAMES)
 PLAIN_ACTIONS = list(moves.PLAIN_ACTIONS)  # nothing but `action`
-CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4)$"
+CARD_CODE_PATTERN = r"^(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4|WSH|WC)$"
 # A turn may last up to a week: games among friends are played over days.
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 5, 604_800
 MAX_WAIT_SECONDS = 30  # the longest a long poll waits
@@ -89,12 +92,15 @@ class PlayerRefOut(serializers.Serializer[Any]):
 
 
 class CardOut(serializers.Serializer[Any]):
-    id = serializers.IntegerField(min_value=0, max_value=DECK_SIZE - 1)
+    id = serializers.IntegerField(
+        min_value=0,
+        max_value=CARD_COUNT - 1,
+        help_text="0-107 in either deck; 108 (Wild Shuffle Hands) and 109-111 (Wild "
+        "Customizable) only in the modern_112 deck",
+    )
     code = serializers.RegexField(CARD_CODE_PATTERN)
     color = serializers.ChoiceField(choices=COLORS, allow_null=True)
-    kind = serializers.ChoiceField(
-        choices=["number", "skip", "reverse", "draw_two", "wild", "wild_draw_four"]
-    )
+    kind = serializers.ChoiceField(choices=list(KIND_NAMES))
     number = serializers.IntegerField(min_value=0, max_value=9, allow_null=True)
 
 

@@ -13,10 +13,13 @@ from games.engine.state import MAX_PLAYERS, MAX_TARGET_SCORE, MIN_PLAYERS
 from games.models import GameStatus, Visibility
 from games.serializers.common import (
     BOT_STRATEGIES,
+    DECK_NAMES,
     MAX_TURN_TIMEOUT,
     MIN_TURN_TIMEOUT,
     MODES,
+    SHUFFLE_HANDS_ENDS,
     VISIBILITIES,
+    WILD_CUSTOMIZABLE_EFFECTS,
     PlayerRefOut,
     RulesOut,
     client_seed_field,
@@ -80,6 +83,26 @@ class GameCreateIn(StrictSerializer):
         default=False,
         help_text="partners only: each player sees their partner's hand as well as their own",
     )
+    deck = serializers.ChoiceField(
+        choices=DECK_NAMES,
+        default="classic_108",
+        help_text="classic_108: the classic deck; modern_112: the deck in the box since "
+        "2018, with one Wild Shuffle Hands and three Wild Customizable",
+    )
+    shuffle_hands_last_card = serializers.ChoiceField(
+        choices=SHUFFLE_HANDS_ENDS,
+        default="redeal",
+        help_text="modern_112 only: a Wild Shuffle Hands played as the last card is still "
+        "dealt out, so its player does not go out (redeal), or goes out (wins)",
+    )
+    wild_customizable = serializers.ChoiceField(
+        choices=WILD_CUSTOMIZABLE_EFFECTS,
+        default="wild",
+        help_text="modern_112 only: what the three Wild Customizable do: wild (a plain "
+        "Wild), everyone_draws_one, swap_hands (with a seat its player names), "
+        "discard_color (every card of the colour named) or skip_everyone (its player "
+        "plays again)",
+    )
     free_text = StrictBooleanField(
         required=False,
         help_text="whether players may type free text at the table, beside the "
@@ -101,6 +124,17 @@ class MatchmakingIn(StrictSerializer):
         "go to greedy bots and it starts, when this request creates the game; null: never",
     )
     client_seed = client_seed_field()
+    mode = serializers.ChoiceField(
+        choices=MODES,
+        default="classic",
+        help_text="partners: the partners queue, four seats, 0 and 2 against 1 and 3 "
+        "(max_players must be 4)",
+    )
+    partner = StrictUUIDField(
+        required=False,
+        help_text="partners only: a friend's player id, to sit on one team with them; "
+        "each of the two names the other. Left out: any partner the queue finds",
+    )
 
 
 MATCHMAKING_EXAMPLES = [
@@ -220,6 +254,16 @@ class BotIn(StrictSerializer):
     strategy = serializers.ChoiceField(choices=BOT_STRATEGIES)
 
 
+class SeatingIn(StrictSerializer):
+    order = serializers.ListField(
+        child=StrictIntegerField(min_value=0, max_value=MAX_PLAYERS - 1),
+        min_length=1,
+        max_length=MAX_PLAYERS,
+        help_text="for each seat from 0 up, the seat whose holder moves there: each seat "
+        "taken, once. In partners, seats 0 and 2 play against 1 and 3",
+    )
+
+
 class SummaryPlayerOut(serializers.Serializer[Any]):
     seat = seat_field()
     player = PlayerRefOut(allow_null=True)
@@ -241,6 +285,9 @@ class GameSummaryOut(serializers.Serializer[Any]):
     max_players = serializers.IntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     target_score = serializers.IntegerField(min_value=0, max_value=MAX_TARGET_SCORE)
     mode = serializers.ChoiceField(choices=MODES)
+    deck = serializers.ChoiceField(choices=DECK_NAMES)
+    shuffle_hands_last_card = serializers.ChoiceField(choices=SHUFFLE_HANDS_ENDS, allow_null=True)
+    wild_customizable = serializers.ChoiceField(choices=WILD_CUSTOMIZABLE_EFFECTS, allow_null=True)
     rules = RulesOut()
     visibility = serializers.ChoiceField(choices=VISIBILITIES)
     rated = serializers.BooleanField()
@@ -284,6 +331,9 @@ GAME_LIST_EXAMPLES = [
             "max_players": 2,
             "target_score": 500,
             "mode": "classic",
+            "deck": "classic_108",
+            "shuffle_hands_last_card": None,
+            "wild_customizable": None,
             "rules": {
                 "stacking": False,
                 "seven_o": False,

@@ -9,7 +9,7 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
-from games.engine.cards import CODE_OF, DECK_SIZE, IS_WILD, NUMBER_OF
+from games.engine.cards import CARD_COUNT, CODE_OF, IS_WILD, KIND_OF, NUMBER_OF, WILD_CUSTOMIZABLE
 from games.serializers.common import (
     ACTIONS,
     COLORS,
@@ -29,7 +29,7 @@ class MoveIn(serializers.Serializer[Any]):
 
     version = StrictIntegerField(min_value=0)
     action = serializers.ChoiceField(choices=ACTIONS)
-    card = StrictIntegerField(min_value=0, max_value=DECK_SIZE - 1, required=False)
+    card = StrictIntegerField(min_value=0, max_value=CARD_COUNT - 1, required=False)
     color = serializers.ChoiceField(choices=COLORS, required=False)
     uno = StrictBooleanField(required=False)
     target = StrictIntegerField(required=False)
@@ -38,7 +38,8 @@ class MoveIn(serializers.Serializer[Any]):
 class MoveInScheme(OpenApiSerializerExtension):
     """`/moves` takes one of these bodies (the engine's `parse_move` rejects any other
     shape with a 400): which fields an action has, and for `play`, which cards take a
-    `color` (wilds, required) or a `target` (7s, for seven_o)."""
+    `color` (wilds, required) or a `target` (7s, for seven_o; Wild Customizable, for
+    swap_hands)."""
 
     target_class = MoveIn
 
@@ -48,7 +49,7 @@ class MoveInScheme(OpenApiSerializerExtension):
             return component(auto_schema, name, schema)
 
         def cards(name: str, predicate: Any, description: str) -> dict[str, str]:
-            ids = [c for c in range(DECK_SIZE) if predicate(c)]
+            ids = [c for c in range(CARD_COUNT) if predicate(c)]
             return enum(name, "integer", ids, description)
 
         def body(name: str, description: str, **fields: Any) -> dict[str, str]:
@@ -65,7 +66,8 @@ class MoveInScheme(OpenApiSerializerExtension):
             }
             return component(auto_schema, name, schema)
 
-        is_seven = [NUMBER_OF[c] == 7 for c in range(DECK_SIZE)]
+        is_seven = [NUMBER_OF[c] == 7 for c in range(CARD_COUNT)]
+        customizable = [KIND_OF[c] == WILD_CUSTOMIZABLE for c in range(CARD_COUNT)]
         color = enum("ColorName", "string", COLORS, "a colour")
         uno = {"type": "boolean", "description": "say UNO with the second-to-last card"}
         seat = {"type": "integer", "description": "a seat"}
@@ -126,11 +128,36 @@ class MoveInScheme(OpenApiSerializerExtension):
                 ),
                 body(
                     "PlayWildMoveIn",
-                    "play a wild card, naming the colour",
+                    "play a wild card other than a Wild Customizable, naming the colour",
                     action=(play, True),
-                    card=(cards("WildCardId", lambda c: IS_WILD[c], "a wild card"), True),
+                    card=(
+                        cards(
+                            "WildCardId",
+                            lambda c: IS_WILD[c] and not customizable[c],
+                            "a Wild, Wild Draw Four or Wild Shuffle Hands",
+                        ),
+                        True,
+                    ),
                     color=(color, True),
                     uno=(uno, False),
+                ),
+                body(
+                    "PlayCustomizableMoveIn",
+                    "play a Wild Customizable (modern_112), naming the colour (with "
+                    "wild_customizable discard_color, also the colour discarded) and, with "
+                    "swap_hands, the seat to swap hands with (`target`)",
+                    action=(play, True),
+                    card=(
+                        cards(
+                            "CustomizableCardId",
+                            lambda c: customizable[c],
+                            "a Wild Customizable",
+                        ),
+                        True,
+                    ),
+                    color=(color, True),
+                    uno=(uno, False),
+                    target=(seat, False),
                 ),
             ],
         }

@@ -12,6 +12,7 @@ from games.models import GameStatus
 from games.serializers.common import (
     BOT_STRATEGIES,
     COLORS,
+    DECK_NAMES,
     DIRECTIONS,
     HEX_256_PATTERN,
     INVITE_CODE_PATTERN,
@@ -19,7 +20,9 @@ from games.serializers.common import (
     MIN_TURN_TIMEOUT,
     MODES,
     PENDING_TYPES,
+    SHUFFLE_HANDS_ENDS,
     VISIBILITIES,
+    WILD_CUSTOMIZABLE_EFFECTS,
     CardOut,
     PlayerRefOut,
     RulesOut,
@@ -149,6 +152,20 @@ class GameViewOut(serializers.Serializer[Any]):
     mode = serializers.ChoiceField(choices=MODES, help_text="classic, or partners (2 v 2)")
     partners_see_hands = serializers.BooleanField(
         help_text="partners: whether each player sees their partner's hand"
+    )
+    deck = serializers.ChoiceField(
+        choices=DECK_NAMES, help_text="classic_108, or modern_112 (the 112-card deck)"
+    )
+    shuffle_hands_last_card = serializers.ChoiceField(
+        choices=SHUFFLE_HANDS_ENDS,
+        allow_null=True,
+        help_text="modern_112: whether a last Wild Shuffle Hands is dealt out (redeal) or "
+        "goes out (wins); null for the classic deck",
+    )
+    wild_customizable = serializers.ChoiceField(
+        choices=WILD_CUSTOMIZABLE_EFFECTS,
+        allow_null=True,
+        help_text="modern_112: what the Wild Customizable cards do; null for the classic deck",
     )
     deal_algorithm = deal_algorithm_field()
     deal_commitment = serializers.RegexField(

@@ -1,9 +1,9 @@
 """The one door for every change to a game, by capability: `lobby` (create, join,
-start, leave, rematch), `invites` (friends asked to a game), `matching` (quick
-match), `play` (moves), `timers` (bots, turn timeouts, pauses, the sweeper),
-`tickets` (the streams' one-time tickets, which change no game); `seating` and
-`saving` are what they share, and `notify` is what a change tells the live streams
-(`games.live.hub` listens).
+start, leave, rematch), `arranging` (the host seats players in teams), `invites`
+(friends asked to a game), `matching` (quick match), `play` (moves), `timers` (bots,
+turn timeouts, pauses, the sweeper), `tickets` (the streams' one-time tickets, which
+change no game); `seating` and `saving` are what they share, and `notify` is what a
+change tells the live streams (`games.live.hub` listens).
 
 Each service is one transaction: it locks the game row first (``SELECT ... FOR
 UPDATE``), checks who asks and what phase the game is in, lets the engine decide,
@@ -13,6 +13,7 @@ by exactly one. A rejected request raises a `ServiceError` and changes nothing.
 Callers use the names below, as ``services.move_apply(...)``.
 """
 
+from games.services.arranging import game_seats_arrange
 from games.services.common import PAUSE_FOR, REPLACEMENT_BOT, Outcome
 from games.services.invites import (
     MAX_INVITES_PER_GAME,
@@ -93,6 +94,7 @@ __all__ = [
     "game_leave",
     "game_pause_expire",
     "game_rematch",
+    "game_seats_arrange",
     "game_start",
     "longest_countdown",
     "match_bots_fill",

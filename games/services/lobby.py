@@ -83,6 +83,9 @@ def game_create(
     address: str | None = None,
     mode: str = GameMode.CLASSIC,
     partners_see_hands: bool = False,
+    deck: str = "classic_108",
+    shuffle_hands_last_card: str = "redeal",
+    wild_customizable: str = "wild",
 ) -> Outcome:
     """Create a waiting game with `host` at seat 0, who joined from `address` (the
     client address: `Game.networks`; None from code that seats nobody remote). Locks
@@ -115,6 +118,9 @@ def game_create(
             address=address,
             mode=mode,
             partners_see_hands=partners_see_hands,
+            deck=deck,
+            shuffle_hands_last_card=shuffle_hands_last_card,
+            wild_customizable=wild_customizable,
         )
 
 
@@ -133,6 +139,9 @@ def _game_insert(
     address: str | None = None,
     mode: str = GameMode.CLASSIC,
     partners_see_hands: bool = False,
+    deck: str = "classic_108",
+    shuffle_hands_last_card: str = "redeal",
+    wild_customizable: str = "wild",
 ) -> Outcome:
     """Insert a waiting game (in the caller's transaction); quick match builds its
     own (`_match_game_build`)."""
@@ -140,9 +149,23 @@ def _game_insert(
         raise SettingsConflict(f"partners is played by {PARTNERS_SEATS}: max_players must be 4")
     if partners_see_hands and mode != GameMode.PARTNERS:
         raise SettingsConflict("partners_see_hands is an option of mode partners")
+    if deck != "modern_112":
+        if shuffle_hands_last_card != "redeal":
+            raise SettingsConflict("shuffle_hands_last_card is an option of deck modern_112")
+        if wild_customizable != "wild":
+            raise SettingsConflict("wild_customizable is an option of deck modern_112")
     try:
         parsed_rules = Rules.from_json(rules or {})
-        GameConfig(max_players, target_score, parsed_rules, mode, partners_see_hands)  # type: ignore[arg-type]
+        GameConfig(
+            max_players,
+            target_score,
+            parsed_rules,
+            mode,  # type: ignore[arg-type]
+            partners_see_hands,
+            deck,  # type: ignore[arg-type]
+            shuffle_hands_last_card,  # type: ignore[arg-type]
+            wild_customizable,  # type: ignore[arg-type]
+        )
     except EngineError as error:
         raise from_engine(error) from None
     if seed is not None and not 0 <= seed < 2**SEED_BITS:
@@ -169,6 +192,9 @@ def _game_insert(
         free_text=free_text,
         mode=mode,
         partners_see_hands=partners_see_hands,
+        deck=deck,
+        shuffle_hands_last_card=shuffle_hands_last_card,
+        wild_customizable=wild_customizable,
     )
     events: list[Event] = []
     if host_plays:
@@ -441,4 +467,7 @@ def _settings_of(game: Game) -> dict[str, Any]:
         "free_text": game.free_text,
         "mode": game.mode,
         "partners_see_hands": game.partners_see_hands,
+        "deck": game.deck,
+        "shuffle_hands_last_card": game.shuffle_hands_last_card,
+        "wild_customizable": game.wild_customizable,
     }

@@ -16,9 +16,10 @@ from django.utils import timezone
 from games import combining, selectors
 from games.engine import EngineError, GameConfig, Rules, fair
 from games.engine.rng import new_seed
+from games.engine.state import PARTNERS_SEATS
 from games.engine.vocabulary import BotAddedData
 from games.errors import from_engine
-from games.models import Event, Game, GameStatus, Seat
+from games.models import Event, Game, GameMode, GameStatus, Seat
 from games.services.common import REPLACEMENT_BOT, Outcome, _lock_when_due
 from games.services.lobby import _leave
 from games.services.saving import adopt_state, event_rows, schedule_tasks
@@ -34,10 +35,17 @@ from games.services.seating import (
     _take_seat,
     _too_many_games,
 )
+from games.services.teams import place_partners, team_order
 from players.models import Player
 from players.social import selectors as social
 from unoservice import fastsql
-from unoservice.errors import Forbidden, InvalidRequest, ServiceError, WrongPhaseError
+from unoservice.errors import (
+    Forbidden,
+    InvalidRequest,
+    ServiceError,
+    SettingsConflict,
+    WrongPhaseError,
+)
 
 # Quick match (`match_find`): seconds after a game's first seat was taken before its
 # empty seats go to bots, when the request does not say (null there means never).
@@ -49,12 +57,16 @@ MIN_BOTS_AFTER, MAX_BOTS_AFTER = 5, 600
 MATCH_CANDIDATES = 10
 
 
-def match_key(max_players: int, target_score: int, rules: Rules) -> str:
+def match_key(
+    max_players: int, target_score: int, rules: Rules, mode: str = GameMode.CLASSIC
+) -> str:
     """The settings quick match pairs players on, as `Game.match_key` stores them:
-    seats, target score and the house rules that are on, in a fixed order (the other
-    settings of a quick-match game are always the defaults)."""
+    seats, target score and the house rules that are on, in a fixed order, and
+    `:partners` for the partners queue (the other settings of a quick-match game are
+    always the defaults)."""
     on = ",".join(sorted(name for name, value in rules.to_json().items() if value))
-    return f"{max_players}:{target_score}:{on}"
+    key = f"{max_players}:{target_score}:{on}"
+    return key if mode == GameMode.CLASSIC else f"{key}:{mode}"
 
 
 def _lock_match(key: str) -> None:
@@ -82,6 +94,8 @@ class MatchRequest:
     bots_after: int | None
     address: str | None = None  # where the request came from (`Game.networks`)
     client_seed: str | None = None  # for the deal; one is made when None
+    mode: str = GameMode.CLASSIC
+    partner: str | None = None  # partners: the friend's id to sit on one team with
 
 
 def match_find(
@@ -93,13 +107,16 @@ def match_find(
     bots_after: int | None = DEFAULT_BOTS_AFTER,
     address: str | None = None,
     client_seed: str | None = None,
+    mode: str = GameMode.CLASSIC,
+    partner: uuid.UUID | None = None,
 ) -> Outcome:
     """Quick match: seat `player` in the oldest public waiting quick-match game with
     exactly these settings that has room, or create one they host, whose empty seats
     go to bots `bots_after` seconds from now (None: never). A game this fills starts
     at once. A player already waiting in a quick-match game with these settings gets
     it back, unchanged. Two players with a block between them (either way) are
-    never seated in one game.
+    never seated in one game. In the partners queue (`mode`), a player may name a
+    friend as `partner`: when each names the other they sit on one team (`teams`).
 
     Requests for the same settings are served one batch at a time, in one
     transaction per batch (`_match_batch`): the threads of this process that ask
@@ -116,20 +133,43 @@ def match_find(
         GameConfig(max_players, target_score, parsed_rules)
     except EngineError as error:
         raise from_engine(error) from None
+    _check_partner(player, max_players, mode, partner)
     problem = None if client_seed is None else fair.client_seed_problem(client_seed)
     if problem is not None:
         raise InvalidRequest(
             f"client_seed: {problem}", details={"fields": {"client_seed": [problem]}}
         )
     request = MatchRequest(
-        player, max_players, target_score, parsed_rules, bots_after, address, client_seed
+        player,
+        max_players,
+        target_score,
+        parsed_rules,
+        bots_after,
+        address,
+        client_seed,
+        mode,
+        None if partner is None else str(partner),
     )
-    key = match_key(max_players, target_score, parsed_rules)
+    key = match_key(max_players, target_score, parsed_rules, mode)
     if connection.in_atomic_block:
         # The caller's transaction would keep a batch's seats uncommitted after its
         # answers were handed out: this request goes alone.
         return MATCHES.serve_alone(key, request)
     return MATCHES.submit(key, request)
+
+
+def _check_partner(player: Player, seats: int, mode: str, partner: uuid.UUID | None) -> None:
+    """The partners queue is four seats; a partner is a friend, and only there."""
+    if mode == GameMode.PARTNERS and seats != PARTNERS_SEATS:
+        raise SettingsConflict(f"partners is played by {PARTNERS_SEATS}: max_players must be 4")
+    if partner is None:
+        return
+    if mode != GameMode.PARTNERS:
+        raise SettingsConflict("partner is for the partners queue (mode partners)")
+    if partner == player.pk:
+        raise InvalidRequest("partner: name a friend, not yourself")
+    if not social.are_friends(player.pk, partner):
+        raise Forbidden("you may queue as a team only with a friend")
 
 
 def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outcome | ServiceError]:
@@ -156,7 +196,11 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
         requests = take()
         # A player who asks twice in one batch is served once: both get that answer.
         unique = list({request.player.pk: request for request in requests}.values())
-        games = _match_games_with_room(key, len(unique))
+        partners = bool(unique) and unique[0].mode == GameMode.PARTNERS
+        # In the partners queue the oldest games may have no seat left but those held
+        # for partners still to come: look further.
+        games = _match_games_with_room(key, MATCH_CANDIDATES if partners else len(unique))
+        games += _games_holding_seats_for(key, unique, games)
         seats_of = _lock_seat_holders([r.player for r in unique])
         answers: dict[Any, Outcome | ServiceError] = {}
         waiting: dict[Any, uuid.UUID] = {}
@@ -171,12 +215,14 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                 answers[request.player.pk] = refused
             else:
                 to_seat.append(request)
-        placed, fresh = _place(to_seat, games, _blocks_among(to_seat, games))
+        place = place_partners if partners else _place
+        placed, fresh = place(to_seat, games, _blocks_among(to_seat, games))
         with fastsql.pipelined():
             for game, group in zip(games, placed, strict=True):
                 if group:
                     game.networks = _networks(game.networks, [(r.player, r.address) for r in group])
                     _note_client_seeds(game, {r.player.pk: r.client_seed for r in group})
+                    game.duos = {**game.duos, **_duos_of(group)}
                     events = _seat_players(game, [r.player for r in group])
                     answers.update((r.player.pk, Outcome(game, events)) for r in group)
             built = []
@@ -195,6 +241,23 @@ def _match_batch(key: str, take: Callable[[], list[MatchRequest]]) -> list[Outco
                     known[game_id] = selectors.game_by_id(game_id)
                 answers[request.player.pk] = Outcome(known[game_id], [])
     return [answers[request.player.pk] for request in requests]
+
+
+def _games_holding_seats_for(
+    key: str, requests: Sequence[MatchRequest], known: Sequence[Game]
+) -> list[Game]:
+    """The waiting games of `key` where the partners the `requests` name sit, beyond
+    the `known` ones, locked: where a seat may be held for them."""
+    partners = [r.partner for r in requests if r.partner is not None]
+    if not partners:
+        return []
+    known_ids = {game.pk for game in known}
+    games = selectors.quick_matches_seating(key, partners)
+    return [game for game in games if game.pk not in known_ids]
+
+
+def _duos_of(group: Sequence[MatchRequest]) -> dict[str, str]:
+    return {str(r.player.pk): r.partner for r in group if r.partner is not None}
 
 
 def _blocks_among(requests: Sequence[MatchRequest], games: Sequence[Game]) -> dict[str, set[str]]:
@@ -264,6 +327,10 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
     fill it: the whole of its first change, built in memory."""
     host = group[0]
     now = timezone.now()
+    duos = _duos_of(group)
+    if len(group) == PARTNERS_SEATS and host.mode == GameMode.PARTNERS:
+        ids = [str(request.player.pk) for request in group]
+        group = [group[seat] for seat in team_order(ids, duos)]
     players = [request.player for request in group]
     game = Game(
         host=host.player,
@@ -275,6 +342,8 @@ def _match_game_build(key: str, group: Sequence[MatchRequest]) -> _Built:
         seating=[],
         networks=_networks({}, [(r.player, r.address) for r in group]),
         match_key=key,
+        mode=host.mode,
+        duos=duos,
         bots_at=None if host.bots_after is None else now + dt.timedelta(seconds=host.bots_after),
     )
     _note_client_seeds(game, {r.player.pk: r.client_seed for r in group})

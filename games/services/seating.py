@@ -35,6 +35,7 @@ from games.services.common import (
     _timed_out_seat_of,
 )
 from games.services.saving import commit_change
+from games.services.teams import teams_arranged
 from players.models import Player
 from unoservice import fastsql
 from unoservice.errors import Forbidden, GameFull, InvalidRequest, TooManyGames, WrongPhaseError
@@ -180,7 +181,7 @@ def _seated(game: Game, items: list[engine.Event], seated: list[Any]) -> list[Ev
     now = timezone.now()
     if game.match_key is not None and len(game.seating) == game.max_players:
         return _deal(game, items, now, seated=seated).events
-    fields = ["seating", "networks", "client_seeds"]
+    fields = ["seating", "networks", "client_seeds", "duos"]
     return commit_change(game, None, items, now, fields=fields, seated=seated)
 
 
@@ -206,7 +207,13 @@ def _deal(
     game: Game, items: Sequence[engine.Event], now: dt.datetime, *, seated: Sequence[object] = ()
 ) -> Outcome:
     """Start the locked, waiting `game` with the seats it has: deal round 1 and save,
-    `items` (seats just taken, by the players `seated`) logged first, as one change."""
+    `items` (seats just taken, by the players `seated`) logged first, as one change.
+    The duos of a partners quick match are seated across the table first (`teams`)."""
+    items = list(items)
+    if game.duos:
+        arranged = teams_arranged(game)
+        if arranged is not None:
+            items.append(arranged)
     state, engine_events = _start(game, now)
     events = commit_change(
         game,
@@ -214,7 +221,7 @@ def _deal(
         [*items, *engine_events],
         now,
         turn_changed=True,
-        fields=["started_at", "bots_at", "seating", "networks", "client_seeds"],
+        fields=["started_at", "bots_at", "seating", "networks", "client_seeds", "duos"],
         seated=seated,
     )
     return Outcome(game, events, state)

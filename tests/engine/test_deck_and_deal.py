@@ -44,10 +44,10 @@ def shuffles(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[int], list[int]
     return calls
 
 
-def test_the_deck_has_108_cards_with_the_official_composition() -> None:
+def test_the_classic_deck_has_108_cards_with_the_official_composition() -> None:
     assert DECK_SIZE == 108
-    assert len(CARDS) == 108
-    counts = Counter(card.code for card in CARDS)
+    classic = CARDS[:DECK_SIZE]
+    counts = Counter(card.code for card in classic)
     expected: Counter[str] = Counter()
     for letter in "RYGB":
         expected[letter + "0"] = 1
@@ -58,12 +58,23 @@ def test_the_deck_has_108_cards_with_the_official_composition() -> None:
     expected["W"] = 4
     expected["W+4"] = 4
     assert counts == expected
-    per_colour = Counter(card.color for card in CARDS)
+    per_colour = Counter(card.color for card in classic)
     assert per_colour == {"red": 25, "yellow": 25, "green": 25, "blue": 25, None: 8}
 
 
+def test_the_modern_deck_adds_one_wild_shuffle_hands_and_three_wild_customizable() -> None:
+    assert len(CARDS) == 112
+    added = CARDS[DECK_SIZE:]
+    assert [(card.id, card.code, card.kind, card.color) for card in added] == [
+        (108, "WSH", "wild_shuffle_hands", None),
+        (109, "WC", "wild_customizable", None),
+        (110, "WC", "wild_customizable", None),
+        (111, "WC", "wild_customizable", None),
+    ]
+
+
 def test_every_physical_card_has_a_stable_distinct_id_so_two_red_fives_differ() -> None:
-    assert [card.id for card in CARDS] == list(range(108))
+    assert [card.id for card in CARDS] == list(range(112))
     red_fives = [card for card in CARDS if card.code == "R5"]
     assert len(red_fives) == 2
     assert red_fives[0].id != red_fives[1].id

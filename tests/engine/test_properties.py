@@ -1,7 +1,8 @@
 """Property tests: random tables, players, house rules and moves against the invariants.
 
 The stateful machine plays legal moves (in turn and out of turn), timeouts, and
-random garbage moves, and after every step checks that all 108 cards are there, that
+random garbage moves, and after every step checks that every card of the deck (108
+or 112) is there, that
 the seat to act can move, and that the snapshot round-trips; at the end, replaying
 the seed and the accepted moves reproduces the same state and the same events.
 """
@@ -24,7 +25,6 @@ from hypothesis.stateful import (
 )
 
 from games.engine import (
-    DECK_SIZE,
     EngineError,
     Event,
     GameConfig,
@@ -39,15 +39,27 @@ from games.engine import (
     new_game,
     push,
 )
+from games.engine.cards import CARD_COUNT
 from games.engine.moves import ACTIONS
+from games.engine.state import CUSTOM_EFFECTS, SHUFFLE_HANDS_LAST_CARD
 
 RULE_NAMES = [f.name for f in fields(Rules)]
 rules_strategy = st.builds(Rules, **{name: st.booleans() for name in RULE_NAMES})
+# Either deck; the modern one with any Wild Customizable and either end by Shuffle Hands.
+decks = st.one_of(
+    st.builds(dict, deck=st.just("classic_108")),
+    st.builds(
+        dict,
+        deck=st.just("modern_112"),
+        shuffle_hands_last_card=st.sampled_from(SHUFFLE_HANDS_LAST_CARD),
+        wild_customizable=st.sampled_from(CUSTOM_EFFECTS),
+    ),
+)
 
 random_moves = st.builds(
     Move,
     action=st.sampled_from(sorted(ACTIONS)),
-    card=st.one_of(st.none(), st.integers(0, DECK_SIZE - 1)),
+    card=st.one_of(st.none(), st.integers(0, CARD_COUNT - 1)),
     color=st.one_of(st.none(), st.integers(0, 3)),
     target=st.one_of(st.none(), st.integers(-1, 10)),
     uno=st.booleans(),
@@ -74,9 +86,12 @@ class GameMachine(RuleBasedStateMachine):
         players=st.integers(2, 10),
         rules=rules_strategy,
         target_score=st.sampled_from([0, 0, 50, 200, 500]),
+        deck=decks,
     )
-    def start(self, seed: int, players: int, rules: Rules, target_score: int) -> None:
-        self.config = GameConfig(players, target_score, rules)
+    def start(
+        self, seed: int, players: int, rules: Rules, target_score: int, deck: dict[str, str]
+    ) -> None:
+        self.config = GameConfig(players, target_score, rules, **deck)  # type: ignore[arg-type]
         self.seed = seed
         self.state, self.events = new_game(self.config, seed)
         self.steps: list[Step] = []
@@ -120,10 +135,10 @@ class GameMachine(RuleBasedStateMachine):
         self.steps.append((seat, move))
 
     @invariant()
-    def all_108_cards_are_on_the_table(self) -> None:
+    def every_card_of_the_deck_is_on_the_table(self) -> None:
         state = self.state
         cards = [c for hand in state.hands for c in hand] + state.draw_pile + state.discard
-        assert sorted(cards) == list(range(DECK_SIZE))
+        assert sorted(cards) == list(range(self.config.deck_size))
 
     @invariant()
     def the_seat_to_act_always_has_a_legal_move(self) -> None:
@@ -171,13 +186,15 @@ test_random_play_keeps_every_invariant = GameMachine.TestCase
     rules=rules_strategy,
     seed=st.integers(0, 2**63 - 1),
     choice_seed=st.integers(0, 2**32),
+    deck=decks,
 )
 @settings(max_examples=60, deadline=None)
 def test_whole_random_games_end_and_replay_exactly(
-    players: int, rules: Rules, seed: int, choice_seed: int
+    players: int, rules: Rules, seed: int, choice_seed: int, deck: dict[str, str]
 ) -> None:
-    """Single-round games played to the end by a seeded random player replay exactly."""
-    config = GameConfig(players, 0, rules)
+    """Single-round games of either deck played to the end by a seeded random player
+    replay exactly."""
+    config = GameConfig(players, 0, rules, **deck)  # type: ignore[arg-type]
     rng = random.Random(choice_seed)
     state, events = new_game(config, seed)
     steps: list[Step] = []
@@ -194,7 +211,7 @@ def test_whole_random_games_end_and_replay_exactly(
         events += apply(state, seat, move)
         steps.append((seat, move))
     assert state.finished
-    assert state.card_total() == DECK_SIZE
+    assert state.card_total() == config.deck_size
     assert events[-1].type == "game_ended"
     replayed, replayed_events = replay(config, seed, steps)
     assert replayed.to_snapshot() == state.to_snapshot()

@@ -11,7 +11,7 @@ from games.engine.vocabulary import CARD_KEYS, EVENT_TYPES, VOCABULARY, data_key
 
 
 def test_every_event_type_is_declared_once_with_the_shape_of_its_data():
-    assert len(EVENT_TYPES) == len(set(EVENT_TYPES)) == 26
+    assert len(EVENT_TYPES) == len(set(EVENT_TYPES)) == 29
     assert list(VOCABULARY) == list(EVENT_TYPES)
     for event_type, spec in VOCABULARY.items():
         assert spec.data.__doc__, f"{event_type} says what it means"

@@ -15,9 +15,10 @@ import pytest
 import time_machine
 
 from games import presenters, services
-from games.engine import DECK_SIZE, Event, Move, Rules, render
+from games.engine import Event, Move, Rules, render
+from games.engine.cards import CARD_COUNT
 from games.engine.position import build_state, card_in_hand
-from games.engine.state import MAX_PLAYERS
+from games.engine.state import CUSTOM_EFFECTS, MAX_PLAYERS
 from games.engine.vocabulary import EVENT_TYPES, Means, data_keys, keys_of, means
 from games.models import Event as StoredEvent
 from games.models import Game, GameStatus
@@ -31,7 +32,7 @@ from tests.random_games import ALL_HOUSE_RULES, play_random_game
 def _conforms(hint: Any, value: Any) -> bool:
     meaning = means(hint)
     if meaning is Means.CARD:
-        return type(value) is int and 0 <= value < DECK_SIZE
+        return type(value) is int and 0 <= value < CARD_COUNT
     if meaning is Means.SEAT:
         return type(value) is int and 0 <= value < MAX_PLAYERS
     if meaning in (Means.PLAYER_ID, Means.GAME_ID):
@@ -76,12 +77,19 @@ def assert_declared(event_type: str, data: dict[str, Any]) -> None:
 
 @functools.cache
 def engine_games() -> tuple[tuple[int, list[Event]], ...]:
-    """Seeded games under every house rule, then under none: (players, events)."""
+    """Seeded games under every house rule, then under none, then with the 112-card
+    deck: (players, events)."""
     games = []
     for rules in (ALL_HOUSE_RULES, Rules()):
         for seed in range(100):
             config, _, events = play_random_game(seed, random.Random(seed), rules=rules)
             games.append((config.players, events))
+    # The 112-card deck, each Wild Customizable in turn.
+    for seed, effect in enumerate(CUSTOM_EFFECTS * 4):
+        config, _, events = play_random_game(
+            seed, random.Random(seed), players=4, deck="modern_112", wild_customizable=effect
+        )
+        games.append((config.players, events))
     return tuple(games)
 
 

@@ -55,6 +55,9 @@ VIEW_KEYS = {
     "deal_commitment",
     "mode",
     "partners_see_hands",
+    "deck",
+    "shuffle_hands_last_card",
+    "wild_customizable",
     "you",
 }
 ROUND_LEVEL = (
@@ -92,6 +95,9 @@ SUMMARY_KEYS = {
     "max_players",
     "target_score",
     "mode",
+    "deck",
+    "shuffle_hands_last_card",
+    "wild_customizable",
     "rules",
     "visibility",
     "rated",

@@ -12,7 +12,7 @@ import pytest
 
 from games.models import Game, Result
 from players.models import Rating
-from tests.factories import Persona, assert_error, play_out, reload
+from tests.factories import Persona, assert_error, footprint, play_out, reload
 from unoclient import verify
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
@@ -116,3 +116,63 @@ def test_partners_games_are_counted_apart_in_the_profile_and_won_by_both(host, g
     greedy = host.get("/players/bot:greedy").json()["stats"]
     assert greedy["partners_games_played"] == 1
     assert greedy["partners_games_won"] == int(not won)
+
+
+# -- the host seats the teams --------------------------------------------------------
+
+
+def test_the_host_seats_the_players_in_teams_before_the_start(host, guest, outsider):
+    game_id = host.post("/games", {"max_players": 4, "mode": "partners"}).json()["id"]
+    guest.post(f"/games/{game_id}/join")
+    outsider.post(f"/games/{game_id}/join")
+    host.post(f"/games/{game_id}/bots", {"strategy": "greedy"})
+    # The order they have changes nothing.
+    view = host.post(f"/games/{game_id}/seating", {"order": [0, 1, 2, 3]}).json()
+    assert [s["player"]["name"] if s["player"] else s["bot"] for s in view["seats"]] == [
+        host.player.name,
+        guest.player.name,
+        outsider.player.name,
+        "greedy",
+    ]
+    version = view["version"]
+    # The guest across from the host, as partners; the outsider with the bot.
+    view = host.post(f"/games/{game_id}/seating", {"order": [0, 2, 1, 3]}).json()
+    assert view["version"] == version + 1
+    names = [s["player"]["name"] if s["player"] else s["bot"] for s in view["seats"]]
+    assert names == [host.player.name, outsider.player.name, guest.player.name, "greedy"]
+    log = host.get(f"/games/{game_id}/events").json()["events"]
+    assert log[-1]["type"] == "seats_arranged"
+    assert log[-1]["data"] == {"order": [0, 2, 1, 3]}
+    started = host.post(f"/games/{game_id}/start").json()
+    assert started["you"]["seat"] == 0
+    assert guest.get(f"/games/{game_id}").json()["you"]["seat"] == 2  # the host's partner
+    assert outsider.get(f"/games/{game_id}").json()["you"]["seat"] == 1
+    state = reload(game_id).state
+    assert len(state["hands"][2]) == 7
+
+
+@pytest.mark.parametrize(
+    ("who", "order", "status", "code"),
+    [
+        ("guest", [1, 0], 403, "forbidden"),
+        ("host", [0, 0], 422, "settings_conflict"),
+        ("host", [0, 1, 2], 422, "settings_conflict"),
+        ("host", [1], 422, "settings_conflict"),
+        ("host", "01", 400, "invalid_request"),
+    ],
+)
+def test_only_the_host_arranges_every_seat_taken_once(host, guest, who, order, status, code):
+    game_id = host.post("/games", {"max_players": 4}).json()["id"]
+    guest.post(f"/games/{game_id}/join")
+    before = footprint(game_id)
+    persona = {"host": host, "guest": guest}[who]
+    assert_error(persona.post(f"/games/{game_id}/seating", {"order": order}), status, code)
+    assert footprint(game_id) == before
+
+
+def test_seats_are_not_arranged_once_the_game_runs(host, guest):
+    game_id = host.post("/games", {"max_players": 2}).json()["id"]
+    guest.post(f"/games/{game_id}/join")
+    host.post(f"/games/{game_id}/start")
+    answer = host.post(f"/games/{game_id}/seating", {"order": [1, 0]})
+    assert_error(answer, 409, "wrong_phase")

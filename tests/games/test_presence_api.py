@@ -134,4 +134,4 @@ def test_presence_adds_no_card_to_any_view(
         held = [card["id"] for card in view["you"]["hand"]] if view["you"] else []
         assert held == ([] if seat is None else list(hands[seat]))
         assert isinstance(view["spectators"], int)
-    assert len(CARDS) == 108
+    assert len(CARDS) == 112

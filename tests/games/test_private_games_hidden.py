@@ -35,6 +35,7 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # a body must be added here, or its answer is a 400 and the walk fails.
 BODIES: dict[str, Any] = {
     "game-bots": {"strategy": "expert"},
+    "game-seating": {"order": [0]},
     "game-moves": {"version": 1, "action": "draw"},
     "game-challenge": {"version": 1, "challenge": True},
 }
@@ -66,6 +67,7 @@ def test_the_walk_covers_every_game_endpoint_the_docs_name():
         "game",
         "game-join",
         "game-bots",
+        "game-seating",
         "game-start",
         "game-leave",
         "game-resume",

@@ -53,6 +53,24 @@ def test_events_read_as_sentences_from_the_players_seat():
     assert describe_event(caught, SEATS, 0, paint) == "Bot 1 (greedy) caught You without UNO!"
 
 
+def test_a_shuffle_of_hands_and_a_discard_read_as_sentences():
+    paint = Painter(color=False)
+    shuffled = {
+        "type": "hands_shuffled",
+        "seat": 1,
+        "round": 1,
+        "data": {"counts": [3, 2], "hand": [R5, WILD, R5]},
+    }
+    assert describe_event(shuffled, SEATS, 0, paint) == (
+        "Bot 1 (greedy) shuffled every hand and dealt them out (You 3, Bot 1 (greedy) 2);"
+        " your new hand: [R5] [W] [R5]"
+    )
+    watched = {**shuffled, "data": {"counts": [3, 2]}}
+    assert describe_event(watched, SEATS, None, paint).endswith("(Ann 3, Bot 1 (greedy) 2)")
+    discarded = {"type": "cards_discarded", "seat": 0, "round": 1, "data": {"cards": [R5, R5]}}
+    assert describe_event(discarded, SEATS, 0, paint) == "You discarded [R5] [R5]"
+
+
 def test_moves_are_described_with_the_cards_of_the_hand():
     paint = Painter(color=False)
     assert describe_move({"action": "play", "card": 5}, [R5], SEATS, 0, paint) == "play [R5]"
@@ -204,3 +222,36 @@ def test_a_person_plays_a_partners_game_against_bots_seeing_their_partner_s_hand
         for line in keyboard.said
     )
     replay.verify(game)
+
+
+@pytest.mark.slow
+def test_a_person_plays_the_112_card_deck_against_bots(live, bots_in_process):
+    keyboard = Scripted()
+    console = Console(screen=keyboard, paint=Painter(color=False))
+    options = Options(
+        server=live.url,
+        name="Ann",
+        target_score=0,
+        deck="modern_112",
+        wild_customizable="swap_hands",
+    )
+    assert play(Api(live.url), options, console) == 0
+    game: Any = Game.objects.get()
+    assert (game.deck, game.wild_customizable) == ("modern_112", "swap_hands")
+    assert game.status == "finished"
+    assert any(
+        line.startswith("112 cards: Wild Customizable = swap hands with a seat you name")
+        for line in keyboard.said
+    )
+    replay.verify(game)
+
+
+def test_the_command_line_takes_the_deck_and_its_options():
+    args = parser().parse_args(
+        ["play", "--deck", "modern_112", "--wild-customizable", "skip_everyone"]
+    )
+    assert (args.deck, args.wild_customizable, args.shuffle_hands_last_card) == (
+        "modern_112",
+        "skip_everyone",
+        "redeal",
+    )

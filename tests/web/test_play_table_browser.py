@@ -6,13 +6,16 @@ until "Next round"; a reload shows the same log as before it; Leave ends the sea
 the API says; on a phone a new player is at a table against bots one tap from the
 lobby, and finds it in the lobby's list, told apart from others, to leave; a
 waiting room counts its free seats and starts with bots in them; ten seats fit a
-phone; and a drawn card is marked until the player's next move.
+phone; a drawn card is marked until the player's next move; and with the 112-card
+deck, chosen in the lobby's form, the table says what the Wild Customizable does, and
+a Wild Shuffle Hands played by clicking deals every hand anew, as the API says.
 
 Ann plays in the page; Bob through the API. The deals come from seeds (the service
 runs with `CLIENT_SEEDS`), found with the rules engine, which deals as the service
 does. Saves the frames around the click (``artifacts/table-moving-0ms.png`` and
-``-200ms``, ``table-still-...`` with less motion), ``artifacts/table-round-end-desk.png``
-and ``artifacts/table-ten-<phone|desk>.png`` (or under ``$TEST_ARTIFACTS_DIR``).
+``-200ms``, ``table-still-...`` with less motion), ``artifacts/table-round-end-desk.png``,
+``artifacts/table-ten-<phone|desk>.png`` and ``artifacts/table-modern-deck-<phone|desk>.png``
+(or under ``$TEST_ARTIFACTS_DIR``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from tests.support import ROOT
 from tests.web.pages import (
     DESK,
     PHONE,
+    SETTLED,
     Player,
     accessible,
     ann_and_bob,
@@ -463,13 +467,18 @@ CHECK_A_CHANGED_LOG = """async (log) => {
 }"""
 
 
-def test_a_partners_round_is_played_by_clicking_with_the_partner_s_hand_in_sight(
-    service: Served, page: Any
-) -> None:
+def ann_signed_up(service: Served, page: Any) -> Any:
+    """Ann, signed up in the page and at her lobby: her client of the API."""
     page.goto(f"{service.url}/play/")
     sign_up(page, "Ann")
     page.wait_for_selector("#your-games-title", timeout=SHOWN_MS)
-    ann = service.client(token_of(page))
+    return service.client(token_of(page))
+
+
+def test_a_partners_round_is_played_by_clicking_with_the_partner_s_hand_in_sight(
+    service: Served, page: Any
+) -> None:
+    ann = ann_signed_up(service, page)
     body = {"max_players": 4, "target_score": 0, "mode": "partners", "partners_see_hands": True}
     game_id = ann.post("/games", body).body["id"]
     for _ in range(3):
@@ -492,3 +501,215 @@ def test_a_partners_round_is_played_by_clicking_with_the_partner_s_hand_in_sight
     # The deal's check adds a partners round up as the team scored it.
     page.click("button.check-deal", timeout=SHOWN_MS)
     page.wait_for_selector(".deal-check-verdict.holds", timeout=SHOWN_MS)
+
+
+WILD_SHUFFLE_HANDS = 108
+# The 112-card deck, with a Wild Customizable that makes everyone else draw a card.
+MODERN = {"deck": "modern_112", "wild_customizable": "everyone_draws_one"}
+
+
+def ann_opens_holding_the_shuffle(seats: int) -> int:
+    """A seed of a one-round game of `seats` with the 112-card deck where Ann plays
+    first, nothing pending, and holds the Wild Shuffle Hands."""
+    config = GameConfig(seats, 0, deck="modern_112", wild_customizable="everyone_draws_one")
+    for seed in range(10_000):
+        state, _ = new_game(config, seed)
+        opening = state.current == ANN and state.pending is None
+        if opening and WILD_SHUFFLE_HANDS in state.hands[ANN]:
+            return seed
+    raise AssertionError("no seed deals that opening")
+
+
+def until_ann_is_to_act(ann: Client, game_id: str, within: float = 20.0) -> dict[str, Any]:
+    """The view once the bots have played round to Ann again: it holds still then."""
+    deadline = time.monotonic() + within
+    while (view := view_of(ann, game_id))["current_seat"] != ANN:
+        assert time.monotonic() < deadline, "the bots never came round to Ann"
+        time.sleep(0.05)
+    return view
+
+
+def cards_said(n: int) -> str:
+    return "1 card" if n == 1 else f"{n} cards"
+
+
+# What moves on the table from now on (web/motion.js draws it on its layer and takes
+# it away within a second or two): the marks said, and how many cards flew face up.
+WATCH_THE_MOTION = """() => {
+  window.moved = {marks: [], faces: 0};
+  new MutationObserver((changes) => {
+    for (const added of changes.flatMap((change) => [...change.addedNodes])) {
+      if (added.matches(".table-mark")) window.moved.marks.push(added.textContent);
+      else if (added.matches(".card:not(.card-back)")) window.moved.faces += 1;
+    }
+  }).observe(document.querySelector(".motion-layer"), {childList: true});
+}"""
+
+SHOWN_TABLE = """() => ({
+  hand: [...document.querySelectorAll(".hand .card")].map((b) => Number(b.dataset.card)),
+  hidden: document.querySelectorAll(".hand .card.landing").length,
+  counts: [...document.querySelectorAll(".felt .seat .seat-cards")].map((s) => s.textContent),
+})"""
+
+
+def test_a_wild_shuffle_hands_played_by_clicking_deals_every_hand_anew(
+    service: Served, page: Any
+) -> None:
+    ann = ann_signed_up(service, page)
+    seed = ann_opens_holding_the_shuffle(3)
+    created = ann.post("/games", {"max_players": 3, "target_score": 0, "seed": seed, **MODERN})
+    assert created.status == 201, created.body
+    game_id = created.body["id"]
+    for _ in range(2):
+        assert ann.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status == 201
+    assert ann.post(f"/games/{game_id}/start").status == 200
+    page.goto(f"{service.url}/play/games/{game_id}")
+    card = page.locator(f'.hand button.card.playable[data-card="{WILD_SHUFFLE_HANDS}"]')
+    card.wait_for(timeout=SHOWN_MS)
+    assert card.text_content().startswith("Play Wild Shuffle Hands")
+    assert page.inner_text(".deck-note") == "★ Wild Customizable: everyone else draws a card."
+
+    page.evaluate(WATCH_THE_MOTION)
+    card.click()
+    page.click('#choice-buttons button[data-value="green"]')
+    page.wait_for_selector(".log li >> text=Ann (you) shuffled every hand", timeout=SHOWN_MS)
+
+    events = ann.get(f"/games/{game_id}/events").body["events"]
+    (shuffled,) = [e for e in events if e["type"] == "hands_shuffled"]
+    assert shuffled["seat"] == ANN
+    dealt = shuffled["data"]["hand"]
+    assert len(dealt) == shuffled["data"]["counts"][ANN]
+    # The shuffle showed as it happened: its mark over the middle, and her new hand
+    # dealt to her face up (after the card she played, which flew to the pile).
+    moved = page.evaluate("() => window.moved")
+    assert "⟲ Hands shuffled" in moved["marks"]
+    assert moved["faces"] >= 1 + len(dealt)
+    view = until_ann_is_to_act(ann, game_id)
+    page.wait_for_function(SETTLED, timeout=SHOWN_MS)
+    expected = {
+        "hand": sorted(c["id"] for c in view["you"]["hand"]),
+        "hidden": 0,
+        "counts": [cards_said(s["card_count"]) for s in view["seats"]],
+    }
+    page.wait_for_function(
+        f"""(expected) => {{
+          const shown = ({SHOWN_TABLE})();
+          shown.hand.sort((a, b) => a - b);
+          return JSON.stringify(shown) === JSON.stringify(expected);
+        }}""",
+        arg=expected,
+        timeout=SHOWN_MS,
+    )
+    assert page.errors == []
+
+
+WILD_CUSTOMIZABLES = (109, 110, 111)
+# Whether the hand shown holds the cards `expected` (their ids, in order), whatever
+# order it shows them in.
+HAND_SHOWN_IS = """(expected) => JSON.stringify([...document.querySelectorAll(".hand .card")]
+  .map((b) => Number(b.dataset.card)).sort((a, b) => a - b)) === JSON.stringify(expected)"""
+CHOICE_BUTTONS = """() => [...document.querySelectorAll("#choice-buttons button")]
+  .map((b) => [b.dataset.value, b.textContent])"""
+
+
+def ann_opens_holding_a_customizable(effect: str) -> tuple[int, int]:
+    """A seed of a one-round game of three with the 112-card deck whose Wild
+    Customizable does `effect`, where Ann plays first, nothing pending, holding one;
+    and that card."""
+    config = GameConfig(3, 0, deck="modern_112", wild_customizable=effect)
+    for seed in range(10_000):
+        state, _ = new_game(config, seed)
+        held = [c for c in state.hands[ANN] if c in WILD_CUSTOMIZABLES]
+        if state.current == ANN and state.pending is None and held:
+            return seed, held[0]
+    raise AssertionError("no seed deals that opening")
+
+
+@pytest.mark.parametrize("effect", ["discard_color", "swap_hands"])
+def test_a_wild_customizable_asks_for_what_its_effect_needs(
+    service: Served, page: Any, effect: str
+) -> None:
+    ann = ann_signed_up(service, page)
+    seed, card = ann_opens_holding_a_customizable(effect)
+    body = {"max_players": 3, "target_score": 0, "seed": seed, "deck": "modern_112"}
+    game_id = ann.post("/games", {**body, "wild_customizable": effect}).body["id"]
+    for _ in range(2):
+        assert ann.post(f"/games/{game_id}/bots", {"strategy": "greedy"}).status == 201
+    assert ann.post(f"/games/{game_id}/start").status == 200
+    hand = view_of(ann, game_id)["you"]["hand"]
+    page.goto(f"{service.url}/play/games/{game_id}")
+
+    page.click(f'.hand button.card.playable[data-card="{card}"]', timeout=SHOWN_MS)
+    page.wait_for_selector("#choice[open]")
+    if effect == "discard_color":
+        # The colour named is also the colour discarded: each says how many would go.
+        assert page.inner_text("#choice-title") == (
+            "Choose a colour: every card of it left in your hand is discarded too"
+        )
+        held = {c: sum(1 for h in hand if h["color"] == c) for c in COLORS if c}
+        color = max(held, key=held.__getitem__)
+        shown = dict(page.evaluate(CHOICE_BUTTONS))
+        n = held[color]
+        assert shown[color] == f"{color.title()} (discard {n} card{'s' if n > 1 else ''})"
+        page.click(f'#choice-buttons button[data-value="{color}"]')
+        page.wait_for_selector(".log li >> text=Ann (you) discarded", timeout=SHOWN_MS)
+    else:
+        # A colour, then whom to swap hands with.
+        assert page.inner_text("#choice-title") == "Choose a colour"
+        page.click('#choice-buttons button[data-value="blue"]')
+        page.wait_for_selector("#choice-title >> text=Swap hands with")
+        assert [label for _, label in page.evaluate(CHOICE_BUTTONS)] == [
+            "Bot 2 (greedy)",
+            "Bot 3 (greedy)",
+        ]
+        page.click('#choice-buttons button[data-value="2"]')
+        page.wait_for_selector(
+            ".log li >> text=Ann (you) swapped hands with Bot 3 (greedy)", timeout=SHOWN_MS
+        )
+    view = until_ann_is_to_act(ann, game_id)
+    page.wait_for_function(
+        HAND_SHOWN_IS, arg=sorted(c["id"] for c in view["you"]["hand"]), timeout=SHOWN_MS
+    )
+    assert page.errors == []
+
+
+def test_the_lobby_creates_a_112_card_game_whose_table_says_what_its_wild_customizable_does(
+    service: Served, page: Any
+) -> None:
+    page.goto(f"{service.url}/play/")
+    sign_up(page, "Ann")
+    page.click(".more-ways > summary")
+    # The 112-card deck's options show only once it is chosen.
+    assert not page.is_visible("#customizable")
+    page.select_option("#deck", "modern_112")
+    page.select_option("#customizable", "discard_color")
+    page.select_option("#shuffle-last", "wins")
+    accessible(page)
+    page.select_option("#bots", "5")
+    page.select_option("#strength", "greedy")
+    page.fill("#target", "0")
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/games")) as sent:
+        page.click("text=Create and start")
+    body = json.loads(sent.value.post_data)
+    assert (body["deck"], body["wild_customizable"], body["shuffle_hands_last_card"]) == (
+        "modern_112",
+        "discard_color",
+        "wins",
+    )
+    page.wait_for_url("**/play/games/*", timeout=SHOWN_MS)
+    page.wait_for_selector(".deck-note", timeout=SHOWN_MS)
+    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    view = view_of(service.client(token_of(page)), game_id)
+    assert (view["deck"], view["wild_customizable"], view["shuffle_hands_last_card"]) == (
+        "modern_112",
+        "discard_color",
+        "wins",
+    )
+    assert page.inner_text(".deck-note") == (
+        "★ Wild Customizable: its player also discards every card of the colour named."
+    )
+    for size, viewport in (("phone", PHONE), ("desk", DESK)):
+        fits(page, viewport)
+        page.screenshot(path=str(artifacts_dir() / f"table-modern-deck-{size}.png"))
+    accessible(page)
+    assert page.errors == []

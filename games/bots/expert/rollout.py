@@ -16,7 +16,8 @@ except that a reshuffle has its own order, and that a seat going out ends the
 rollout at once, where the engine still makes the next seat draw a last Draw Two or
 Wild Draw Four and scores the round. A rollout knows no UNO debts: nobody forgets to
 say UNO, so nobody is caught; nobody jumps in; a drawn card that fits is always
-played.
+played. The 112-card deck's Wild Shuffle Hands and Wild Customizable play there as
+plain Wilds: the candidate move itself, played by the engine, does what they do.
 """
 
 from __future__ import annotations

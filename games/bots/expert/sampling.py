@@ -18,7 +18,7 @@ from typing import Final
 from games.bots import memory
 from games.bots.common import guilt_probability
 from games.engine import GameConfig, GameState, Pending, PlayerView
-from games.engine.cards import COLOR_OF
+from games.engine.cards import CARD_COUNT, COLOR_OF
 
 # How likely a bluff is to be played, relative to an honest Wild Draw Four: weighs
 # the card counting of a challenge decision. Players bluff mostly to stop a next seat
@@ -87,7 +87,7 @@ def _guilt_posterior(view: PlayerView, limit: HandLimit | None = None) -> float:
     return weighed / (weighed + 1.0 - prior) if weighed + 1.0 - prior > 0 else prior
 
 
-# Per seat: the cards known in its hand, how many more must fit `allowed` (a 108-entry
+# Per seat: the cards known in its hand, how many more must fit `allowed` (a 112-entry
 # table of the cards it may hold, None: any), and how many of those must also fit the
 # narrower table of what it has lacked through earlier draws.
 HandLimit = tuple[list[int], int, bytes | None, int, bytes | None]
@@ -113,10 +113,10 @@ def hand_limits(
         count = view.card_counts[seat]
         known = known[:count]
         bound = max(count - len(known) - knowledge.fresh, 0) if knowledge.constrained else 0
-        allowed = bytes(not knowledge.excludes(c) for c in range(108)) if bound else None
+        allowed = bytes(not knowledge.excludes(c) for c in range(CARD_COUNT)) if bound else None
         deeper = max(bound - knowledge.recent, 0) if knowledge.layered else 0
         deeper_allowed = (
-            bytes(not knowledge.excludes_older(c) for c in range(108)) if deeper else None
+            bytes(not knowledge.excludes_older(c) for c in range(CARD_COUNT)) if deeper else None
         )
         limits.append((known, bound, allowed, deeper, deeper_allowed))
     return limits
@@ -180,7 +180,16 @@ def determinize(
     unseen = list(hidden.unseen)
     _shuffle(unseen, rng)
     # Rollouts only need to know who wins this round.
-    state = GameState(GameConfig(view.players, 0, view.rules), rng.getrandbits(63))
+    config = GameConfig(
+        view.players,
+        0,
+        view.rules,
+        view.mode,
+        deck=view.deck,
+        shuffle_hands_last_card=view.shuffle_hands_last_card,
+        wild_customizable=view.wild_customizable,
+    )
+    state = GameState(config, rng.getrandbits(63))
     state.round = view.round
     state.dealer = view.dealer
     pending = view.pending
