@@ -76,7 +76,13 @@ def parser() -> argparse.ArgumentParser:
     game.add_argument(
         "--partners",
         action="store_true",
-        help="against bots, 2 v 2: you and the bot across the table against the other two",
+        help="2 v 2: against bots, you and the bot across the table against the other two; "
+        "with --quick, the partners queue",
+    )
+    game.add_argument(
+        "--partner",
+        metavar="PLAYER_ID",
+        help="with --quick --partners: a friend's player id, to sit on one team (they name you)",
     )
     game.add_argument(
         "--see-hands", action="store_true", help="with --partners: partners see each other's hand"
@@ -208,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         new_player=args.new_player,
         partners=args.partners,
         see_hands=args.see_hands,
+        partner=args.partner,
         deck=args.deck,
         shuffle_hands_last_card=args.shuffle_hands_last_card,
         wild_customizable=args.wild_customizable,

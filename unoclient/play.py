@@ -84,9 +84,11 @@ class Options:
     new_player: bool = False
     config: Path = field(default_factory=config_dir)
     # Against bots: partners (you and the bot across from you against the other two),
-    # and whether partners see each other's hand.
+    # and whether partners see each other's hand; with `quick`, the partners queue,
+    # with a friend as `partner` (their player id) when they name you too.
     partners: bool = False
     see_hands: bool = False
+    partner: str | None = None
     # Against bots: the deck (classic_108 or modern_112) and its two options.
     deck: str = "classic_108"
     shuffle_hands_last_card: str = "redeal"
@@ -551,7 +553,12 @@ def find_game(api: Api, options: Options, console: Console) -> tuple[dict[str, A
         "rules": dict.fromkeys(options.rules, True),
     }
     if options.quick:
-        return api.post("/matchmaking", seeded({**settings, "bots_after": options.bots_after})), 0
+        settings["bots_after"] = options.bots_after
+        if options.partners:  # the partners queue: four seats, with a friend or not
+            settings.update(max_players=4, mode="partners")
+            if options.partner is not None:
+                settings["partner"] = options.partner
+        return api.post("/matchmaking", seeded(settings)), 0
     if options.private:
         if options.turn_timeout is not None:
             settings["turn_timeout"] = options.turn_timeout

@@ -142,6 +142,7 @@ def _game_insert(
     deck: str = "classic_108",
     shuffle_hands_last_card: str = "redeal",
     wild_customizable: str = "wild",
+    duos: dict[str, str] | None = None,
 ) -> Outcome:
     """Insert a waiting game (in the caller's transaction); quick match builds its
     own (`_match_game_build`)."""
@@ -195,6 +196,7 @@ def _game_insert(
         deck=deck,
         shuffle_hands_last_card=shuffle_hands_last_card,
         wild_customizable=wild_customizable,
+        duos=duos or {},
     )
     events: list[Event] = []
     if host_plays:
@@ -456,7 +458,9 @@ def game_rematch(
 
 def _settings_of(game: Game) -> dict[str, Any]:
     """What a game was created with, but its seed: what its rematch copies. A private
-    game's rematch is private too, with an invite code of its own."""
+    game's rematch is private too, with an invite code of its own. A partners game's
+    rematch keeps its teams: partners who both play it again are dealt across the
+    table again (`Game.duos`, as in the partners queue)."""
     return {
         "max_players": game.max_players,
         "target_score": game.target_score,
@@ -470,4 +474,17 @@ def _settings_of(game: Game) -> dict[str, Any]:
         "deck": game.deck,
         "shuffle_hands_last_card": game.shuffle_hands_last_card,
         "wild_customizable": game.wild_customizable,
+        "duos": _partners_of(game),
+    }
+
+
+def _partners_of(game: Game) -> dict[str, str]:
+    """The human partners of a partners game, each by the other's id."""
+    if game.mode != GameMode.PARTNERS:
+        return {}
+    ids = [entry["player"]["id"] if entry["player"] else None for entry in game.seating]
+    return {
+        one: other
+        for seat, one in enumerate(ids)
+        if one is not None and (other := ids[(seat + 2) % len(ids)]) is not None
     }

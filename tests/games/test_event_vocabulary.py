@@ -115,12 +115,13 @@ def time_out(game: Game) -> None:
 
 
 def service_games(host: Persona, guest: Persona, outsider: Persona) -> list[Game]:
-    """A lobby where a bot is added and a player leaves; a running game that a player
-    leaves, whose host times out until paused, resumes, and which is then abandoned
-    and rematched."""
+    """A lobby where a bot is added, the seats are arranged and a player leaves; a
+    running game that a player leaves, whose host times out until paused, resumes,
+    and which is then abandoned and rematched."""
     lobby = services.game_create(host=host.player).game
     services.game_add_bot(game_id=lobby.pk, player=host.player, strategy="expert")
     services.game_join(game_id=lobby.pk, player=outsider.player)
+    services.game_seats_arrange(game_id=lobby.pk, player=host.player, order=[0, 2, 1])
     services.game_leave(game_id=lobby.pk, player=outsider.player)
 
     game = human_to_act_game(host, guest)

@@ -103,6 +103,20 @@ def test_a_rematch_of_a_partners_game_is_a_partners_game(host, guest):
     assert (rematch["mode"], rematch["partners_see_hands"]) == ("partners", True)
 
 
+def test_a_rematch_keeps_the_teams_whatever_order_the_partners_sit_down_in(host, guest):
+    game_id = partners_table(host, guest)  # the host at 0, the guest across at 2
+    host.post(f"/games/{game_id}/start")
+    play_out(reload(game_id), {0: host, 2: guest})
+    rematch_id = host.post(f"/games/{game_id}/rematch").json()["id"]
+    # The host's rematch seats them and both bots first: the guest comes last, at 3.
+    assert guest.post(f"/games/{game_id}/rematch").json()["you"]["seat"] == 3
+    started = host.post(f"/games/{rematch_id}/start").json()
+    assert started["you"]["seat"] == 0
+    assert guest.get(f"/games/{rematch_id}").json()["you"]["seat"] == 2
+    types = [e["type"] for e in host.get(f"/games/{rematch_id}/events").json()["events"]]
+    assert types.index("seats_arranged") < types.index("game_started")
+
+
 def test_partners_games_are_counted_apart_in_the_profile_and_won_by_both(host, guest):
     game_id = partners_table(host, guest)
     host.post(f"/games/{game_id}/start")

@@ -11,10 +11,10 @@ import pytest
 
 from games import replay
 from games.models import Game
-from tests.unoclient.fakes import Scripted
+from tests.unoclient.fakes import FakeApi, Scripted
 from unoclient.api import Api, ApiError
 from unoclient.cli import parser
-from unoclient.play import Console, Options, play
+from unoclient.play import Console, Options, find_game, play
 from unoclient.render import Painter, describe_event, describe_move
 
 SEATS = [
@@ -255,3 +255,13 @@ def test_the_command_line_takes_the_deck_and_its_options():
         "skip_everyone",
         "redeal",
     )
+
+
+def test_a_quick_match_as_partners_asks_the_partners_queue_naming_the_friend():
+    api = FakeApi({("POST", "/matchmaking"): {"id": "g"}})
+    friend = "7d1c3b0e-5c8a-4f57-9f2a-1e2d3c4b5a69"
+    options = Options(server="x", quick=True, partners=True, partner=friend, target_score=0)
+    find_game(api, options, Console(screen=Scripted(), paint=Painter(color=False)))  # type: ignore[arg-type]
+    ((_, _, body),) = api.calls
+    assert (body["mode"], body["max_players"], body["partner"]) == ("partners", 4, friend)
+    assert "client_seed" in body
