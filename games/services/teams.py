@@ -24,16 +24,16 @@ if TYPE_CHECKING:
 def team_order(holders: Sequence[str | None], duos: Mapping[str, str]) -> list[int]:
     """For each seat from 0 up, the seat whose holder moves there so that every duo
     among `holders` (player ids by seat; None for a bot) sits across the table, the
-    first seat's team first; the others keep their order. A table of other than four
+    first seat's team first. A table without such a duo, or of other than four,
     keeps its order."""
-    if len(holders) != 4:
-        return list(range(len(holders)))
     pairs: list[tuple[int, int]] = []
     for i, one in enumerate(holders):
         for j in range(i + 1, len(holders)):
             other = holders[j]
             if one and other and duos.get(one) == other and duos.get(other) == one:
                 pairs.append((i, j))
+    if len(holders) != 4 or not pairs:
+        return list(range(len(holders)))
     teams: list[list[int]] = [[], []]
     for pair in pairs[:2]:
         team = teams[0] if not teams[0] else teams[1]
@@ -94,7 +94,8 @@ def place_partners(
     requests: Sequence[MatchRequest], games: Sequence[Game], apart: Mapping[str, set[str]]
 ) -> tuple[list[list[MatchRequest]], list[list[MatchRequest]]]:
     """`matching._place` for the partners queue: a player whose partner holds them a
-    seat takes it; anyone else the first game (the waiting ones, oldest first, then
+    seat takes it (unless a block stands with someone seated there); anyone else the
+    first game (the waiting ones, oldest first, then
     the new ones) with a free seat, and a seat to hold for their partner if they name
     one, and nobody they have a block with; else a new game."""
     tables = [
@@ -108,7 +109,14 @@ def place_partners(
         kept_from = apart.get(player_id, nobody)
         need = 1 if request.partner is None else 2
         groups = [*placed, *fresh]
-        chosen = next((n for n, t in enumerate(tables) if t.awaits(player_id)), None)
+        chosen = next(
+            (
+                n
+                for n, t in enumerate(tables)
+                if t.awaits(player_id) and kept_from.isdisjoint(t.members)
+            ),
+            None,
+        )
         if chosen is None:
             chosen = next(
                 (

@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game
+from games.services.teams import team_order
+from players.social.models import Block
 from tests.factories import Persona, assert_error, make_friends, make_persona, reload
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rate_limits_off")]
@@ -114,3 +116,29 @@ def test_a_partner_who_is_no_friend_or_no_partners_queue_is_refused(
         body = {**body, "partner": ids.get(body["partner"], body["partner"])}
     assert_error(host.post("/matchmaking", body), status, code)
     assert not Game.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("holders", "order"),
+    [
+        (["a", "x", "y", "b"], [0, 1, 3, 2]),  # a and b across, the host stays at 0
+        (["x", "a", "b", "y"], [0, 1, 3, 2]),
+        (["a", "c", "b", "d"], [0, 1, 2, 3]),  # both duos already across
+        (["a", "c", "d", "b"], [0, 1, 3, 2]),
+        (["a", "b", None, "x"], [0, 2, 1, 3]),
+        (["a", "x", "y", "z"], [0, 1, 2, 3]),  # a named nobody here
+        (["a", "b"], [0, 1]),
+    ],
+)
+def test_the_deal_seats_each_duo_that_named_each_other_across_the_table(holders, order):
+    duos = {"a": "b", "b": "a", "c": "d", "d": "c", "y": "a"}
+    assert team_order(holders, duos) == order
+
+
+def test_a_held_seat_is_not_taken_where_a_block_stands():
+    ann, bob, sam = make_persona("Ann"), make_persona("Bob"), make_persona("Sam")
+    make_friends(ann, bob)
+    Block.objects.create(blocker=sam.player, blocked=bob.player)
+    first = queue(ann, bob)
+    assert queue(sam)["id"] == first["id"]
+    assert queue(bob, ann)["id"] != first["id"]
