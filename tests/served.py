@@ -220,31 +220,51 @@ def serving(
 
     More API threads than the default 4: requests sent together are served together,
     as on a busier deployment, so that a race in the service shows."""
-    port = port or free_port()
     # The processes count rate limits and stream places together, as a deployment's
     # do; what an earlier server counted there is gone.
     cache_url = shared_cache_url()
     if "CACHE_URL" not in os.environ:
         redis.Redis.from_url(cache_url).flushdb()
-    argv = [sys.executable, "-m", "unoservice.serve", "--port", str(port)]
-    argv += ["--workers", str(workers), "--threads", str(threads), *options]
-    if open_files is not None:
-        # prlimit runs the server under that limit (which it lifts no further).
-        argv = ["prlimit", f"--nofile={open_files}:{open_files}", *argv]
     base = {**os.environ, "DATABASE_URL": database_url(), "CACHE_URL": cache_url}
-    process = spawn(argv, log=folder / "api.log", env={**base, **ENV, **(env or {})})
-    served = Served(port, folder, process)
-
-    def healthy() -> bool:
-        assert process.poll() is None, f"the server exited\n{served.logs()}"
-        answer = Client(port, "127.0.0.1").request("GET", "/healthz", timeout=5)
-        return answer.status in (200, 503) and bool(served.worker_pids())
-
+    # A port free when asked may be some connection's own port a moment later (it is
+    # in the ephemeral range): a server that could not bind it tries another.
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        if attempt > 1:
+            (folder / "api.log").unlink(missing_ok=True)  # the log of this attempt alone
+        bound = port or free_port()
+        argv = [sys.executable, "-m", "unoservice.serve", "--port", str(bound)]
+        argv += ["--workers", str(workers), "--threads", str(threads), *options]
+        if open_files is not None:
+            # prlimit runs the server under that limit (which it lifts no further).
+            argv = ["prlimit", f"--nofile={open_files}:{open_files}", *argv]
+        process = spawn(argv, log=folder / "api.log", env={**base, **ENV, **(env or {})})
+        served = Served(bound, folder, process)
+        try:
+            wait_until(_healthy(served), "the served API", START_TIMEOUT, details=served.logs)
+        except BaseException as error:
+            stop_groups([process], grace=10)
+            taken = "Address already in use" in served.logs()
+            retry = port is None and attempt < PORT_ATTEMPTS
+            if retry and taken and isinstance(error, AssertionError):
+                continue
+            raise
+        break
     try:
-        wait_until(healthy, "the served API", START_TIMEOUT, details=served.logs)
         yield served
     finally:
         stop_groups([process], grace=10)
+
+
+PORT_ATTEMPTS = 3
+
+
+def _healthy(served: Served) -> Callable[[], bool]:
+    def healthy() -> bool:
+        assert served.process.poll() is None, f"the server exited\n{served.logs()}"
+        answer = Client(served.port, "127.0.0.1").request("GET", "/healthz", timeout=5)
+        return answer.status in (200, 503) and bool(served.worker_pids())
+
+    return healthy
 
 
 @pytest.fixture(scope="module")
