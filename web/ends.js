@@ -4,17 +4,15 @@
 import { cardElement } from "./cards.js";
 import { h } from "./dom.js";
 import { text } from "./text.js";
-import { checkDealControl } from "./verify.js";
+import { checkDealControl, points } from "./verify.js";
 
 // The service's break between rounds (ROUND_BREAK_SECONDS, docs/api.md), unless its
 // operator changed it: the next round's first turn waits as long.
 export const NEXT_ROUND_SECONDS = 10;
 
-// What a card left in a hand is worth to the round's winner (docs/rules.md, Scoring;
-// the 112-card deck's two wilds, "The 112-card deck").
-const WORTH = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50,
-  wild_shuffle_hands: 40, wild_customizable: 40 };
-export const worth = (card) => (card.kind === "number" ? card.number : WORTH[card.kind] ?? 0);
+// What a card left in a hand is worth to the round's winner: as the deal's check
+// scores it (docs/rules.md, Scoring).
+export const worth = points;
 
 // `result`: the round_ended event's data with its `round`, `seat` (who went out) and
 // `card` (the card they went out with, when known).

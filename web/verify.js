@@ -128,7 +128,7 @@ const idOf = (card) => (card && typeof card === "object" ? card.id : card);
 // rules.md, "Scoring": numbers at face value, Skip, Reverse and Draw Two 20, Wild and
 // Wild Draw Four 50, Wild Shuffle Hands and Wild Customizable 40.
 const POINTS = { skip: 20, reverse: 20, draw_two: 20, wild: 50, wild_draw_four: 50, wild_shuffle_hands: 40, wild_customizable: 40 };
-function points(card) {
+export function points(card) {
   return card.kind === "number" ? card.number : POINTS[card.kind];
 }
 

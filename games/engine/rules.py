@@ -188,13 +188,23 @@ def _start_round(state: GameState, dealer: int, events: list[Event]) -> None:
 # -- legal moves ----------------------------------------------------------------------
 
 
+def _wants_target(config: GameConfig, card: int) -> bool:
+    """Whether a play of `card` names a seat at this table: a 7 under seven_o, a Wild
+    Customizable that swaps hands."""
+    if not takes_target(card):
+        return False
+    if KIND_OF[card] == WILD_CUSTOMIZABLE:
+        return config.wild_customizable == "swap_hands"
+    return config.rules.seven_o
+
+
 def _play_variants(state: GameState, seat: int, card: int) -> tuple[Move, ...] | list[Move]:
-    if NUMBER_OF[card] == 7 and state.config.rules.seven_o:
-        return [play_targeted(card, t) for t in range(state.players) if t != seat]
-    if KIND_OF[card] == WILD_CUSTOMIZABLE and state.config.wild_customizable == "swap_hands":
-        others = [t for t in range(state.players) if t != seat]
+    if not _wants_target(state.config, card):
+        return PLAY_MOVES[card]
+    others = [t for t in range(state.players) if t != seat]
+    if IS_WILD[card]:
         return [play_targeted(card, t, color) for t in others for color in range(4)]
-    return PLAY_MOVES[card]
+    return [play_targeted(card, t) for t in others]
 
 
 def can_draw(state: GameState) -> bool:
@@ -225,8 +235,8 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     rules = state.config.rules
     if pending is None:
         if seat == state.current:
-            # A play that may name a seat: a seven_o 7, a Wild Customizable that swaps
-            # hands (`_play_variants` tells which).
+            # A play that may name a seat (`_wants_target` tells which): a seven_o 7, a
+            # Wild Customizable that swaps hands.
             targeted = rules.seven_o or state.config.wild_customizable == "swap_hands"
             color = state.color
             face = FACE_OF[state.discard[-1]]
@@ -704,14 +714,6 @@ def clear_timeouts(state: GameState, seat: int) -> None:
 
 
 # -- explaining rejections ------------------------------------------------------------
-
-
-def _wants_target(config: GameConfig, card: int) -> bool:
-    if not takes_target(card):
-        return False
-    if KIND_OF[card] == WILD_CUSTOMIZABLE:
-        return config.wild_customizable == "swap_hands"
-    return config.rules.seven_o
 
 
 def _why_illegal(state: GameState, seat: int, move: Move) -> EngineError:

@@ -11,11 +11,11 @@ from django.utils import timezone
 
 from games import engine
 from games.engine.vocabulary import SeatsArrangedData
-from games.models import Game, GameStatus, Seat
-from games.services.common import Outcome, _lock_game_for, _seats
+from games.models import Game, Seat
+from games.services.common import Outcome, _lock_waiting_for_host, _seats
 from games.services.saving import commit_change
 from players.models import Player
-from unoservice.errors import Forbidden, SettingsConflict, WrongPhaseError
+from unoservice.errors import SettingsConflict
 
 
 def game_seats_arrange(*, game_id: uuid.UUID, player: Player, order: Sequence[int]) -> Outcome:
@@ -24,11 +24,12 @@ def game_seats_arrange(*, game_id: uuid.UUID, player: Player, order: Sequence[in
     `seats_arranged`; the same order again changes nothing and logs nothing. Locks
     the game row."""
     with transaction.atomic():
-        game = _lock_game_for(game_id, player)
-        if game.host_id != player.pk:
-            raise Forbidden("only the host can arrange the seats")
-        if game.status != GameStatus.WAITING:
-            raise WrongPhaseError("seats can only be arranged before the game starts")
+        game = _lock_waiting_for_host(
+            game_id,
+            player,
+            action="arrange the seats",
+            started="seats can only be arranged before the game starts",
+        )
         taken = len(game.seating)
         if sorted(order) != list(range(taken)):
             # 422, not 400: the same body fits the table once as many seats are taken.

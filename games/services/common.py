@@ -16,7 +16,7 @@ from games.engine import GameState
 from games.engine.vocabulary import PlayerRef
 from games.models import BotStrategy, Event, Game, GameStatus, Seat
 from players.models import Player
-from unoservice.errors import NotFound
+from unoservice.errors import Forbidden, NotFound, WrongPhaseError
 
 # The strategy that takes over the seat of a player who leaves or keeps timing out.
 REPLACEMENT_BOT = BotStrategy.GREEDY
@@ -47,6 +47,20 @@ def _lock_game_for(game_id: uuid.UUID, player: Player) -> Game:
     for them (`privacy.conceal`): checked before anything that would tell it does."""
     game = _lock_game(game_id)
     privacy.conceal(game, player)
+    return game
+
+
+def _lock_waiting_for_host(
+    game_id: uuid.UUID, player: Player, *, action: str, started: str
+) -> Game:
+    """`_lock_game_for` a change only the host may make (`action`, in words), and only
+    while the game waits: `Forbidden` for anyone else, `WrongPhaseError` saying
+    `started` once it runs."""
+    game = _lock_game_for(game_id, player)
+    if game.host_id != player.pk:
+        raise Forbidden(f"only the host can {action}")
+    if game.status != GameStatus.WAITING:
+        raise WrongPhaseError(started)
     return game
 
 

@@ -35,7 +35,13 @@ from games.models import (
     Visibility,
     seating_entry,
 )
-from games.services.common import Outcome, _lock_game, _lock_game_for, _player, _round_of
+from games.services.common import (
+    Outcome,
+    _lock_game,
+    _lock_waiting_for_host,
+    _player,
+    _round_of,
+)
 from games.services.invites import invite_to_rematch
 from games.services.saving import append_events, commit_change
 from games.services.seating import (
@@ -311,11 +317,12 @@ def game_add_bot(*, game_id: uuid.UUID, player: Player, strategy: str) -> Outcom
     if strategy not in BotStrategy.values:
         raise InvalidRequest(f"unknown bot strategy {strategy!r}")
     with transaction.atomic():
-        game = _lock_game_for(game_id, player)
-        if game.host_id != player.pk:
-            raise Forbidden("only the host can add bots")
-        if game.status != GameStatus.WAITING:
-            raise WrongPhaseError("bots can only be added before the game starts")
+        game = _lock_waiting_for_host(
+            game_id,
+            player,
+            action="add bots",
+            started="bots can only be added before the game starts",
+        )
         if len(game.seating) >= game.max_players:
             raise GameFull(f"all {game.max_players} seats are taken")
         bot_costs.check_expert_bots(player, bot_costs.experts_among([strategy]))
@@ -329,11 +336,9 @@ def game_start(*, game_id: uuid.UUID, player: Player, client_seed: str | None = 
     they send one: the host sends theirs here, after the game's commitment was
     published (docs/fairness.md). Locks the game row."""
     with transaction.atomic():
-        game = _lock_game_for(game_id, player)
-        if game.host_id != player.pk:
-            raise Forbidden("only the host can start the game")
-        if game.status != GameStatus.WAITING:
-            raise WrongPhaseError("the game has already started")
+        game = _lock_waiting_for_host(
+            game_id, player, action="start the game", started="the game has already started"
+        )
         if len(game.seating) < 2:
             raise WrongPhaseError("a game needs at least 2 seats to start")
         if game.mode == GameMode.PARTNERS and len(game.seating) < game.max_players:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from games.engine.cards import CARDS
 from tests.factories import Persona, seat_table, seed_where, start_game
+from tests.games.test_games_lobby_api import SEAT_KEYS
 from tests.unoservice.test_presence import CountingCache
 from unoservice import presence
 
@@ -120,16 +121,7 @@ def test_presence_adds_no_card_to_any_view(
     for persona, seat in ((host, 0), (guest, 1), (outsider, None)):
         view = persona.get(f"/games/{game.pk}").json()
         for number, entry in enumerate(view["seats"]):
-            assert set(entry) - {"online"} == {
-                "seat",
-                "player",
-                "bot",
-                "card_count",
-                "score",
-                "said_uno",
-                "timeouts",
-                "team",
-            }
+            assert set(entry) - {"online"} == SEAT_KEYS - {"online"}
             assert entry["card_count"] == len(hands[number])
         held = [card["id"] for card in view["you"]["hand"]] if view["you"] else []
         assert held == ([] if seat is None else list(hands[seat]))
